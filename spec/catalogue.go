@@ -1,0 +1,123 @@
+package spec
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Requirement is one checkable (or explicitly uncheckable) statement.
+type Requirement struct {
+	ID        string  `yaml:"id"`
+	Level     Profile `yaml:"level"`
+	Section   string  `yaml:"section"`
+	Text      string  `yaml:"text"`
+	Checkable *bool   `yaml:"checkable"`
+	Reason    string  `yaml:"reason"`
+}
+
+// IsCheckable reports whether an outside client can check the requirement.
+func (r Requirement) IsCheckable() bool { return r.Checkable == nil || *r.Checkable }
+
+// InProfile reports whether a run of profile p judges the requirement: core
+// requirements belong to every profile, reference ones only to reference.
+func (r Requirement) InProfile(p Profile) bool { return r.Level == Core || p == Reference }
+
+// Catalogue is the list of requirements in catalogue order.
+type Catalogue struct {
+	Requirements []Requirement
+	byID         map[string]int
+}
+
+// Lookup returns the requirement with the given id.
+func (c *Catalogue) Lookup(id string) (Requirement, bool) {
+	i, ok := c.byID[id]
+	if !ok {
+		return Requirement{}, false
+	}
+	return c.Requirements[i], true
+}
+
+// IDs returns every id, sorted.
+func (c *Catalogue) IDs() []string {
+	ids := make([]string, 0, len(c.Requirements))
+	for _, r := range c.Requirements {
+		ids = append(ids, r.ID)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Sections are the headings of the API document a core requirement may cite
+// ("Endpoints > Details 11" cites item 11 of the Details under Endpoints;
+// "What the service does > Conventions" cites the list of conventions). Reference
+// requirements cite a row of DESIGN.md section 5 as "DESIGN 5: <point>".
+var Sections = []string{
+	"What the service does", "Resources and their fields",
+	"States and transitions", "Endpoints", "Pagination of messages",
+	"Authentication", "Events", "Errors", "Limits", "Versioning",
+}
+
+var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
+
+// LoadCatalogue returns the embedded catalogue, parsed and checked once.
+var LoadCatalogue = sync.OnceValues(func() (*Catalogue, error) {
+	raw, err := files.ReadFile("requirements.yaml")
+	if err != nil {
+		return nil, err
+	}
+	return parseCatalogue(raw)
+})
+
+func parseCatalogue(raw []byte) (*Catalogue, error) {
+	var file struct {
+		Requirements []Requirement `yaml:"requirements"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&file); err != nil {
+		return nil, fmt.Errorf("requirements.yaml: %w", err)
+	}
+	c := &Catalogue{Requirements: file.Requirements, byID: map[string]int{}}
+	for i, r := range c.Requirements {
+		if err := r.check(); err != nil {
+			return nil, fmt.Errorf("requirements.yaml entry %d: %w", i+1, err)
+		}
+		if _, dup := c.byID[r.ID]; dup {
+			return nil, fmt.Errorf("requirements.yaml: id %s appears twice", r.ID)
+		}
+		c.byID[r.ID] = i
+	}
+	return c, nil
+}
+
+func (r Requirement) check() error {
+	switch {
+	case !idPattern.MatchString(r.ID):
+		return fmt.Errorf("id %q is not of the form AREA-TOPIC", r.ID)
+	case r.Level != Core && r.Level != Reference:
+		return fmt.Errorf("%s: level %q is neither core nor reference", r.ID, r.Level)
+	case strings.TrimSpace(r.Text) == "":
+		return fmt.Errorf("%s: no text", r.ID)
+	case !r.IsCheckable() && r.Reason == "":
+		return fmt.Errorf("%s: not checkable but no reason given", r.ID)
+	}
+	if r.Level == Reference {
+		if !strings.HasPrefix(r.Section, "DESIGN 5: ") {
+			return fmt.Errorf("%s: a reference requirement cites a DESIGN 5 row, not %q", r.ID, r.Section)
+		}
+		return nil
+	}
+	head, _, _ := strings.Cut(r.Section, " > ")
+	for _, s := range Sections {
+		if head == s {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: section %q is not a heading of the API document", r.ID, r.Section)
+}

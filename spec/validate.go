@@ -1,0 +1,304 @@
+package spec
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+)
+
+// Violation is one way a request or a response breaks the document.
+type Violation struct {
+	Operation string // operationId, or "METHOD path" when no operation matched
+	Side      string // "request" or "response"
+	Location  string // JSON path into the body ($, $[0].id), "header X", "query limit", "path roomId" or "status"
+	Rule      string // the schema keyword or rule broken: required, type, format, enum, status, content-type, ...
+	Value     any    // the offending value, when there is one
+	Message   string // what went wrong, in words
+}
+
+func (v Violation) String() string {
+	s := fmt.Sprintf("%s %s %s: %s", v.Operation, v.Side, v.Location, v.Message)
+	if v.Rule != "" {
+		s += " [" + v.Rule + "]"
+	}
+	if v.Value != nil {
+		s += fmt.Sprintf(" (got %s)", shortValue(v.Value))
+	}
+	return s
+}
+
+func shortValue(v any) string {
+	s := fmt.Sprintf("%#v", v)
+	if _, ok := v.(string); !ok {
+		s = fmt.Sprintf("%v", v)
+	}
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+// Validator checks requests and responses of one API mount against a
+// document. It is safe for concurrent use.
+type Validator struct {
+	doc    *Document
+	router routers.Router
+	opts   *openapi3filter.Options
+}
+
+// NewValidator returns a validator for an API whose base URL has the given
+// path ("" when the API sits at the root of its host; "/chat" when paths look
+// like /chat/v1/user). Any host and scheme match.
+func (d *Document) NewValidator(mountPath string) (*Validator, error) {
+	mountPath = strings.TrimSuffix(mountPath, "/")
+	t := *d.T // shallow copy: only Servers differs, the rest stays shared and read-only
+	t.Servers = nil
+	if mountPath != "" {
+		t.Servers = openapi3.Servers{{URL: mountPath}}
+	}
+	router, err := gorillamux.NewRouter(&t)
+	if err != nil {
+		return nil, fmt.Errorf("router for %s: %w", d.Profile, err)
+	}
+	opts := &openapi3filter.Options{
+		MultiError:            true,
+		IncludeResponseStatus: true,
+		AuthenticationFunc:    requireCredential,
+		SchemaValidationOptions: append(d.T.GetSchemaValidationOptions(),
+			openapi3.EnableFormatValidation()),
+	}
+	return &Validator{doc: d, router: router, opts: opts}, nil
+}
+
+// Document returns the document the validator checks against.
+func (v *Validator) Document() *Document { return v.doc }
+
+// requireCredential accepts a security scheme when the request presents a
+// value for it; whether the token is right is the server's business.
+func requireCredential(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	s := in.SecurityScheme
+	req := in.RequestValidationInput.Request
+	switch {
+	case s.Type == "http" && strings.EqualFold(s.Scheme, "bearer"):
+		if h := req.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+			return nil
+		}
+	case s.Type == "apiKey" && s.In == "query":
+		if req.URL.Query().Get(s.Name) != "" {
+			return nil
+		}
+	case s.Type == "apiKey" && s.In == "header":
+		if req.Header.Get(s.Name) != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("no %s credential", s.Type)
+}
+
+// Route finds the operation a request addresses.
+func (v *Validator) Route(req *http.Request) (*routers.Route, map[string]string, error) {
+	return v.router.FindRoute(req)
+}
+
+// OperationID returns the operationId a request addresses, or "" when it
+// addresses none.
+func (v *Validator) OperationID(req *http.Request) string {
+	route, _, err := v.router.FindRoute(req)
+	if err != nil || route.Operation == nil {
+		return ""
+	}
+	return route.Operation.OperationID
+}
+
+// CheckRequest validates a request whose body is given separately (req.Body
+// is ignored). It returns the operationId and every violation found.
+func (v *Validator) CheckRequest(ctx context.Context, req *http.Request, body []byte) (string, []Violation) {
+	route, params, err := v.router.FindRoute(req)
+	if err != nil {
+		return "", []Violation{routeViolation(req, "request", err)}
+	}
+	r := req.Clone(ctx)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route, Options: v.opts}
+	err = openapi3filter.ValidateRequest(ctx, in)
+	return route.Operation.OperationID, violations(route.Operation.OperationID, "request", err)
+}
+
+// CheckResponse validates a response to req. Statuses the operation does not
+// document are violations.
+func (v *Validator) CheckResponse(ctx context.Context, req *http.Request, status int, header http.Header, body []byte) (string, []Violation) {
+	route, params, err := v.router.FindRoute(req)
+	if err != nil {
+		return "", []Violation{routeViolation(req, "response", err)}
+	}
+	reqIn := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: v.opts}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: reqIn,
+		Status:                 status,
+		Header:                 header,
+		Options:                v.opts,
+	}
+	in.SetBodyBytes(body)
+	err = openapi3filter.ValidateResponse(ctx, in)
+	return route.Operation.OperationID, violations(route.Operation.OperationID, "response", err)
+}
+
+func routeViolation(req *http.Request, side string, err error) Violation {
+	return Violation{
+		Operation: req.Method + " " + req.URL.Path,
+		Side:      side,
+		Location:  "path",
+		Rule:      "route",
+		Message:   "no operation of the document matches: " + err.Error(),
+	}
+}
+
+// violations flattens kin-openapi's nested errors into one Violation per leaf.
+func violations(op, side string, err error) []Violation {
+	if err == nil {
+		return nil
+	}
+	var out []Violation
+	var walk func(err error, where string)
+	walk = func(err error, where string) {
+		var multi openapi3.MultiError
+		var reqErr *openapi3filter.RequestError
+		var respErr *openapi3filter.ResponseError
+		var schemaErr *openapi3.SchemaError
+		var secErr *openapi3filter.SecurityRequirementsError
+		switch {
+		case errors.As(err, &multi) && isMulti(err):
+			for _, e := range multi {
+				walk(e, where)
+			}
+		case asDirect(err, &reqErr):
+			loc := where
+			if p := reqErr.Parameter; p != nil {
+				loc = p.In + " " + p.Name
+			}
+			if reqErr.Err == nil {
+				out = append(out, Violation{Operation: op, Side: side, Location: loc, Rule: ruleOf(reqErr.Reason), Message: reqErr.Reason})
+				return
+			}
+			walk(reqErr.Err, loc)
+		case asDirect(err, &respErr):
+			if respErr.Err == nil {
+				loc, rule := "$", ruleOf(respErr.Reason)
+				switch {
+				case strings.Contains(respErr.Reason, "status is not supported"):
+					loc, rule = "status", "status"
+				case strings.Contains(respErr.Reason, "header"):
+					loc = "header " + quoted(respErr.Reason)
+				}
+				v := Violation{Operation: op, Side: side, Location: loc, Rule: rule, Message: respErr.Reason}
+				if rule == "status" {
+					v.Value = respErr.Input.Status
+				}
+				out = append(out, v)
+				return
+			}
+			if strings.Contains(respErr.Reason, "header") {
+				where = "header " + quoted(respErr.Reason)
+			}
+			walk(respErr.Err, where)
+		case asDirect(err, &schemaErr):
+			pointer := schemaErr.JSONPointer()
+			var inner openapi3.MultiError
+			if schemaErr.SchemaField == "allOf" && errors.As(schemaErr.Origin, &inner) {
+				// allOf hides which branch failed; report the branch's own
+				// errors, whose pointers already start at the document root.
+				walk(inner, where)
+				return
+			}
+			loc := where
+			if strings.HasPrefix(where, "$") {
+				loc = jsonPath(pointer)
+			}
+			rule, value := schemaErr.SchemaField, schemaErr.Value
+			if rule == "properties" && strings.Contains(schemaErr.Reason, "unsupported") {
+				rule, value = "additionalProperties", nil
+				if strings.HasPrefix(loc, "$") {
+					loc = jsonPath(append(pointer, quoted(schemaErr.Reason)))
+				}
+			}
+			msg := schemaErr.Reason
+			if msg == "" && rule == "not" {
+				msg = "matches a shape it must not have (a field that must be absent is present)"
+			}
+			out = append(out, Violation{Operation: op, Side: side, Location: loc, Rule: rule, Value: value, Message: msg})
+		case asDirect(err, &secErr):
+			out = append(out, Violation{Operation: op, Side: side, Location: "credentials", Rule: "security", Message: secErr.Error()})
+		default:
+			out = append(out, Violation{Operation: op, Side: side, Location: orDollar(where), Rule: "decode", Message: err.Error()})
+		}
+	}
+	walk(err, "$")
+	return out
+}
+
+func isMulti(err error) bool {
+	_, ok := err.(openapi3.MultiError)
+	return ok
+}
+
+// asDirect is errors.As restricted to the error itself, so that wrappers are
+// unwrapped one level at a time by walk rather than skipped.
+func asDirect[T error](err error, target *T) bool {
+	t, ok := err.(T)
+	if ok {
+		*target = t
+	}
+	return ok
+}
+
+func orDollar(s string) string {
+	if s == "" {
+		return "$"
+	}
+	return s
+}
+
+func quoted(s string) string {
+	if i := strings.IndexByte(s, '"'); i >= 0 {
+		if j := strings.IndexByte(s[i+1:], '"'); j >= 0 {
+			return s[i+1 : i+1+j]
+		}
+	}
+	return "?"
+}
+
+func ruleOf(reason string) string {
+	switch {
+	case strings.Contains(reason, "Content-Type") || strings.Contains(reason, "content type"):
+		return "content-type"
+	case strings.Contains(reason, "missing"):
+		return "required"
+	case strings.Contains(reason, "decode"):
+		return "decode"
+	}
+	return "other"
+}
+
+// jsonPath renders a JSON pointer as a JSONPath: [] {"0","id"} -> $[0].id.
+func jsonPath(pointer []string) string {
+	var b strings.Builder
+	b.WriteString("$")
+	for _, part := range pointer {
+		if _, err := strconv.Atoi(part); err == nil {
+			b.WriteString("[" + part + "]")
+		} else {
+			b.WriteString("." + part)
+		}
+	}
+	return b.String()
+}
