@@ -87,7 +87,7 @@ func (r result) decode(t *testing.T, v any) {
 	}
 }
 
-func (h *harness) token(i int) string { return h.world.Users[i].Token }
+func (h *harness) token(i int) string  { return h.world.Users[i].Token }
 func (h *harness) userID(i int) string { return h.world.Users[i].ID }
 
 func (h *harness) do(c call) result {

@@ -266,7 +266,7 @@ func TestUnreadItemsFollowMessages(t *testing.T) {
 	me := h.world.Users[0]
 	unread := func() UnreadView {
 		var u UnreadView
-		h.get("/v1/user/me/rooms/" + room + "/unreadItems").decode(t, &u)
+		h.get("/v1/user/me/rooms/"+room+"/unreadItems").decode(t, &u)
 		return u
 	}
 	counts := func() (int, int) {
@@ -294,7 +294,7 @@ func TestUnreadItemsFollowMessages(t *testing.T) {
 		t.Errorf("mention metadata %+v", ping.Mentions)
 	}
 	var got MessageView
-	h.get("/v1/rooms/" + room + "/chatMessages/" + plain.ID).decode(t, &got)
+	h.get("/v1/rooms/"+room+"/chatMessages/"+plain.ID).decode(t, &got)
 	if !got.Unread || got.ReadBy != 0 {
 		t.Errorf("before reading: unread %v readBy %d", got.Unread, got.ReadBy)
 	}
@@ -303,7 +303,7 @@ func TestUnreadItemsFollowMessages(t *testing.T) {
 	if len(final.Chat) != len(before.Chat) || len(final.Mention) != len(before.Mention) {
 		t.Errorf("after marking read: %v (before %v)", final, before)
 	}
-	h.get("/v1/rooms/" + room + "/chatMessages/" + plain.ID).decode(t, &got)
+	h.get("/v1/rooms/"+room+"/chatMessages/"+plain.ID).decode(t, &got)
 	if got.Unread || got.ReadBy != 1 {
 		t.Errorf("after reading: unread %v readBy %d", got.Unread, got.ReadBy)
 	}
@@ -333,7 +333,7 @@ func TestSendAndEdit(t *testing.T) {
 		}
 	}
 	var got MessageView
-	h.get("/v1/rooms/" + room + "/chatMessages/" + m.ID).decode(t, &got)
+	h.get("/v1/rooms/"+room+"/chatMessages/"+m.ID).decode(t, &got)
 	if got.V != 4 || got.Text != "draft 4" || got.HTML != "draft 4" {
 		t.Errorf("stored after edits: %+v", got)
 	}
@@ -376,7 +376,7 @@ func TestConcurrentEditsAndSendsLoseNothing(t *testing.T) {
 	}
 	wg.Wait()
 	var got MessageView
-	h.get("/v1/rooms/" + room + "/chatMessages/" + m.ID).decode(t, &got)
+	h.get("/v1/rooms/"+room+"/chatMessages/"+m.ID).decode(t, &got)
 	if got.V != 1+ok || ok != workers*each {
 		t.Errorf("v = %d after %d successful edits", got.V, ok)
 	}
