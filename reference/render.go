@@ -157,7 +157,7 @@ func (mentionParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.
 	if i < len(line) && line[i] >= 0x80 {
 		return nil // a name running into non-ASCII letters is not a screen name
 	}
-	name := strings.TrimRight(string(line[1:i]), "-")
+	name := strings.TrimRight(string(line[1:i]), "-_") // emphasis may close right after a name
 	if name == "" || name[0] == '-' {
 		return nil
 	}
