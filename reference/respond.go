@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -18,9 +19,20 @@ const maxBody = 64 << 10
 
 // writeJSON sends v with status. Every success carries a JSON body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
+	if raw, ok := v.(RawJSON); ok {
+		w.Header().Set("Content-Type", jsonContentType)
+		w.WriteHeader(status)
+		_, _ = w.Write(raw)
+		return
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // html fields stay readable; JSON needs no such escaping
+	var body []byte
+	if err := enc.Encode(v); err != nil {
 		body, status = []byte(`{"error":"Internal Server Error"}`), http.StatusInternalServerError
+	} else {
+		body = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 	w.Header().Set("Content-Type", jsonContentType)
 	w.WriteHeader(status)

@@ -60,6 +60,9 @@ type message struct {
 	editedAt *time.Time
 	v        int
 	readBy   map[string]struct{}
+	// The message's JSON split around the two fields that vary by viewer
+	// and over time (unread, readBy), kept up to date by refresh.
+	head, tail []byte
 }
 
 // NewStore loads a world. now is the clock (time.Now when nil); editWindow
@@ -95,7 +98,7 @@ func NewStore(w *fixtures.World, now func() time.Time, editWindow time.Duration)
 		for _, fm := range fr.Messages {
 			msg := &message{id: fm.ID, from: s.users[fm.From], text: fm.Text, status: fm.Status, sent: fm.Sent,
 				editedAt: fm.EditedAt, v: fm.V, readBy: map[string]struct{}{}}
-			s.renderInto(msg)
+			s.refresh(msg)
 			for _, id := range fm.ReadBy {
 				msg.readBy[id] = struct{}{}
 			}
@@ -126,8 +129,9 @@ func (m *membership) markUnread(msg *message, userID string) {
 	}
 }
 
-// renderInto renders msg.text and resolves its mentions to known users.
-func (s *Store) renderInto(msg *message) {
+// refresh renders msg.text, resolves its mentions to known users and
+// re-encodes the cached JSON. Call it whenever text or editedAt changes.
+func (s *Store) refresh(msg *message) {
 	msg.rendered = s.render.Render(msg.text)
 	// A fresh slice every time: views handed out earlier may still be
 	// encoding the old one after the lock is released.
@@ -137,6 +141,7 @@ func (s *Store) renderInto(msg *message) {
 			msg.mentions = append(msg.mentions, MentionRef{ScreenName: u.Username, UserID: u.ID})
 		}
 	}
+	msg.head, msg.tail = splitMessageJSON(s.messageView(nil, msg, ""))
 }
 
 // Authenticate returns the user a token belongs to.
@@ -192,10 +197,19 @@ func (s *Store) messageView(r *room, msg *message, viewer string) MessageView {
 	for _, n := range msg.rendered.Issues {
 		v.Issues = append(v.Issues, IssueRef{Number: n})
 	}
-	if m, ok := r.members[viewer]; ok {
-		_, v.Unread = m.unread[msg.id]
+	if r != nil {
+		v.Unread = r.isUnread(viewer, msg.id)
 	}
 	return v
+}
+
+func (r *room) isUnread(viewer, id string) bool {
+	m, ok := r.members[viewer]
+	if !ok {
+		return false
+	}
+	_, unread := m.unread[id]
+	return unread
 }
 
 // --- user-scoped reads -----------------------------------------------------------
@@ -377,7 +391,7 @@ type Query struct {
 //
 // Without q a page costs O(log n + limit): the window is found by binary
 // search over the ascending ids.
-func (s *Store) List(viewer, roomID string, q Query) ([]MessageView, error) {
+func (s *Store) List(viewer, roomID string, q Query) (RawJSON, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	r, _, err := s.memberRoom(roomID, viewer)
@@ -414,11 +428,15 @@ func (s *Store) List(viewer, roomID string, q Query) ([]MessageView, error) {
 		hi = max(lo, hi-q.Skip)
 		page = msgs[max(lo, hi-q.Limit):hi]
 	}
-	out := make([]MessageView, len(page))
+	out := make(RawJSON, 0, 64+len(page)*1024)
+	out = append(out, '[')
 	for i, m := range page {
-		out[i] = s.messageView(r, m, viewer)
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = m.json(out, r.isUnread(viewer, m.id))
 	}
-	return out, nil
+	return append(out, ']'), nil
 }
 
 func search(msgs []*message, query string) []*message {
@@ -441,14 +459,14 @@ func search(msgs []*message, query string) []*message {
 }
 
 // Message returns one message of a room.
-func (s *Store) Message(viewer, roomID, messageID string) (MessageView, error) {
+func (s *Store) Message(viewer, roomID, messageID string) (RawJSON, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	r, msg, err := s.message(viewer, roomID, messageID)
 	if err != nil {
-		return MessageView{}, err
+		return nil, err
 	}
-	return s.messageView(r, msg, viewer), nil
+	return msg.json(nil, r.isUnread(viewer, msg.id)), nil
 }
 
 func (s *Store) message(viewer, roomID, messageID string) (*room, *message, error) {
@@ -483,20 +501,20 @@ func CheckText(text string) error {
 }
 
 // Send stores a new message from viewer and returns it.
-func (s *Store) Send(viewer, roomID, text string, status bool) (MessageView, error) {
+func (s *Store) Send(viewer, roomID, text string, status bool) (RawJSON, error) {
 	if err := CheckText(text); err != nil {
-		return MessageView{}, err
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, me, err := s.memberRoom(roomID, viewer)
 	if err != nil {
-		return MessageView{}, err
+		return nil, err
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	msg := &message{id: s.ids.next(now), from: s.users[viewer], text: text, status: status, sent: now, v: 1,
 		readBy: map[string]struct{}{}}
-	s.renderInto(msg)
+	s.refresh(msg)
 	r.append(msg)
 	for id, m := range r.members {
 		if id != viewer {
@@ -504,30 +522,30 @@ func (s *Store) Send(viewer, roomID, text string, status bool) (MessageView, err
 		}
 	}
 	me.hidden, me.lastAccess = false, &now
-	return s.messageView(r, msg, viewer), nil
+	return msg.json(nil, false), nil
 }
 
 // Edit replaces the text of viewer's own message within the edit window.
-func (s *Store) Edit(viewer, roomID, messageID, text string) (MessageView, error) {
+func (s *Store) Edit(viewer, roomID, messageID, text string) (RawJSON, error) {
 	if err := CheckText(text); err != nil {
-		return MessageView{}, err
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, msg, err := s.message(viewer, roomID, messageID)
 	if err != nil {
-		return MessageView{}, err
+		return nil, err
 	}
 	if msg.from.ID != viewer {
-		return MessageView{}, errorf(Forbidden, "only the author may edit a message")
+		return nil, errorf(Forbidden, "only the author may edit a message")
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	if now.Sub(msg.sent) > s.editWindow {
-		return MessageView{}, errorf(Invalid, "the edit window of this message has closed")
+		return nil, errorf(Invalid, "the edit window of this message has closed")
 	}
 	msg.text, msg.editedAt, msg.v = text, &now, msg.v+1
-	s.renderInto(msg)
-	return s.messageView(r, msg, viewer), nil
+	s.refresh(msg)
+	return msg.json(nil, r.isUnread(viewer, msg.id)), nil
 }
 
 // User returns the view of a user.

@@ -1,0 +1,184 @@
+// Command chatref serves the reference implementation of the Chat Rooms REST
+// API over HTTPS, with a world generated from a seed.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/chatrooms/conformance/fixtures"
+	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/suites/target"
+)
+
+const usage = `chatref serves the reference Chat Rooms REST API over HTTPS.
+
+Usage:
+  chatref [flags]
+
+Examples:
+  # Serve on the default address with a fresh self-signed certificate and
+  # write a target description that chatconform accepts as is:
+  chatref --target-out target.yaml
+
+  # Any free port; the real URL is printed on start:
+  chatref --addr 127.0.0.1:0 --seed 7 --target-out /tmp/t.yaml
+
+  # Try it with curl (tokens and room ids are in the target description):
+  curl --cacert target-ca.pem -H "Authorization: Bearer $TOKEN" https://127.0.0.1:8443/v1/user
+
+Flags:
+`
+
+// ready is called with the listening URL once the server accepts connections
+// (tests use it to learn the port of --addr :0).
+type options struct {
+	ready func(url string)
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, options{}); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "chatref:", err)
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, opt options) error {
+	fs := flag.NewFlagSet("chatref", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	addr := fs.String("addr", "127.0.0.1:8443", "`host:port` to listen on (port 0 picks a free one)")
+	seed := fs.Uint64("seed", 1, "seed of the generated world (not 0); the same seed gives the same world")
+	certFile := fs.String("tls-cert", "", "PEM certificate `file` (default: a self-signed one made at start)")
+	keyFile := fs.String("tls-key", "", "PEM private key `file` for --tls-cert")
+	targetOut := fs.String("target-out", "", "write a target description for chatconform to this `file`")
+	rateLimit := fs.Int("rate-limit", 0, "`requests` per user per 60-second window; 0 turns rate limiting off")
+	editWindow := fs.Duration("edit-window", reference.DefaultEditWindow, "how long after sending a message may be edited")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	if (*certFile == "") != (*keyFile == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	if *rateLimit < 0 || *editWindow <= 0 {
+		return errors.New("--rate-limit must be 0 or more and --edit-window positive")
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	world, err := fixtures.Generate(*seed)
+	if err != nil {
+		return err
+	}
+	var cert tls.Certificate
+	var caPEM []byte
+	if *certFile != "" {
+		if cert, err = tls.LoadX509KeyPair(*certFile, *keyFile); err != nil {
+			return fmt.Errorf("loading --tls-cert/--tls-key: %w", err)
+		}
+	} else if cert, caPEM, err = reference.SelfSignedCert(); err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	url := "https://" + hostPort(ln.Addr().(*net.TCPAddr), *addr)
+	if *targetOut != "" {
+		if err := writeTarget(*targetOut, url, world, caPEM, *certFile); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	srv := &http.Server{
+		Handler:           reference.New(world, reference.Config{RateLimit: *rateLimit, EditWindow: *editWindow, Logger: log}),
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	fmt.Fprintf(stdout, "chatref: serving %s (seed %d, %d users)\n", url, *seed, len(world.Users))
+	if *targetOut != "" {
+		fmt.Fprintf(stdout, "chatref: target description written to %s\n", *targetOut)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ServeTLS(ln, "", "") }()
+	if opt.ready != nil {
+		opt.ready(url)
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}
+
+// hostPort renders the listening address for a URL, keeping the host the
+// user asked for (localhost stays localhost) and the real port.
+func hostPort(a *net.TCPAddr, asked string) string {
+	host, _, err := net.SplitHostPort(asked)
+	if err != nil || host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, fmt.Sprint(a.Port))
+}
+
+// writeTarget writes a description of this server. A self-signed CA goes to
+// a file beside it, named after it.
+func writeTarget(path, url string, w *fixtures.World, caPEM []byte, certFile string) error {
+	d := target.Description{BaseURL: url, WriteRoom: w.Hints.WriteRoom, HideRoom: w.Hints.HideRoom,
+		Rooms: target.RoomHints{Org: w.Hints.Org, Repo: w.Hints.Repo, Channel: w.Hints.Channel, OneToOne: w.Hints.OneToOne}}
+	for _, u := range w.Users {
+		granted := u.PrivateReposGranted
+		d.Users = append(d.Users, target.User{Name: u.Username, Token: u.Token, ID: u.ID, Username: u.Username, PrivateReposGranted: &granted})
+	}
+	switch {
+	case caPEM != nil:
+		caPath := strings.TrimSuffix(path, filepath.Ext(path)) + "-ca.pem"
+		if err := os.WriteFile(caPath, caPEM, 0o644); err != nil {
+			return err
+		}
+		d.CAFile = filepath.Base(caPath) // relative to the description
+	case certFile != "":
+		abs, err := filepath.Abs(certFile)
+		if err != nil {
+			return err
+		}
+		d.CAFile = abs
+	}
+	out, err := d.Marshal()
+	if err != nil {
+		return err
+	}
+	header := "# Target description written by chatref; use it with: chatconform --target " + path + "\n"
+	return os.WriteFile(path, append([]byte(header), out...), 0o600)
+}

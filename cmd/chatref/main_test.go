@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatrooms/conformance/suites/target"
+)
+
+// Starts the real program on :0, reads the description it wrote, and talks
+// to it over TLS trusting only the CA it wrote.
+func TestRunServesTLSAndWritesAUsableTarget(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "target.yaml")
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	var stdout, stderr bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--seed", "3", "--target-out", out, "--log-level", "warn"},
+			func(string) string { return "" }, &stdout, &stderr, options{ready: func(u string) { ready <- u }})
+	}()
+	var url string
+	select {
+	case url = <-ready:
+	case err := <-done:
+		t.Fatalf("run ended early: %v\n%s", err, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not start")
+	}
+	d, err := target.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if d.BaseURL != url || len(d.Users) < 5 || d.WriteRoom == "" || d.HideRoom == "" || !strings.HasSuffix(d.CAFile, "target-ca.pem") {
+		t.Fatalf("description %+v (url %s)", d, url)
+	}
+	ca, err := os.ReadFile(d.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(ca) {
+		t.Fatal("CA file holds no certificate")
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	req, _ := http.NewRequest("GET", d.BaseURL+"/v1/user", nil)
+	req.Header.Set("Authorization", "Bearer "+d.Users[1].Token)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users []map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&users); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(users) != 1 || users[0]["id"] != d.Users[1].ID {
+		t.Errorf("GET /v1/user as user 2: %v", users)
+	}
+	if !strings.Contains(stdout.String(), url) {
+		t.Errorf("the URL is not printed: %q", stdout.String())
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no graceful shutdown")
+	}
+}
+
+func TestRunRefusesBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"--seed", "0"}, {"--tls-cert", "x.pem"}, {"--rate-limit", "-1"}, {"extra"}, {"--log-level", "loud"}} {
+		var out, errw bytes.Buffer
+		if err := run(context.Background(), args, func(string) string { return "" }, &out, &errw, options{}); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}

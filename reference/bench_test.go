@@ -1,0 +1,104 @@
+package reference
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chatrooms/conformance/fixtures"
+)
+
+// serve runs one request through the whole handler stack (auth, routing,
+// store, JSON) without a network, and fails the benchmark on a non-200.
+func serve(b *testing.B, h http.Handler, method, path, token, body string) {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		b.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
+	}
+}
+
+func BenchmarkPage100(b *testing.B) {
+	w := testWorld()
+	s := New(w, Config{})
+	path := "/v1/rooms/" + w.Hints.Org + "/chatMessages?limit=100"
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			serve(b, s, "GET", path, w.Users[0].Token, "")
+		}
+	})
+}
+
+func BenchmarkSend(b *testing.B) {
+	w := testWorld()
+	s := New(w, Config{})
+	path := "/v1/rooms/" + w.Hints.WriteRoom + "/chatMessages"
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, s, "POST", path, w.Users[0].Token, `{"text":"hello @someone, see #12 and https://example.com/x"}`)
+	}
+}
+
+func BenchmarkEdit(b *testing.B) {
+	w := testWorld()
+	s := New(w, Config{})
+	raw, err := s.Store().Send(w.Users[0].ID, w.Hints.WriteRoom, "to be edited", false)
+	var m MessageView
+	if err == nil {
+		err = json.Unmarshal(raw, &m)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := "/v1/rooms/" + w.Hints.WriteRoom + "/chatMessages/" + m.ID
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, s, "PUT", path, w.Users[0].Token, `{"text":"edited **again**"}`)
+	}
+}
+
+// A world with one extra room of a million short messages, built once.
+var millionRoom = sync.OnceValues(func() (*Server, string) {
+	base := testWorld()
+	w := *base
+	w.Rooms = append([]fixtures.Room(nil), base.Rooms...)
+	const n = 1_000_000
+	msgs := make([]fixtures.Message, n)
+	start := fixtures.Epoch.Add(-400 * 24 * time.Hour)
+	for i := range msgs {
+		t := start.Add(time.Duration(i) * time.Second)
+		msgs[i] = fixtures.Message{ID: fmt.Sprintf("%08x%016x", uint32(t.Unix()), i), From: base.Users[i%2].ID,
+			Text: fmt.Sprintf("message %d", i), Sent: t, V: 1, ReadBy: []string{base.Users[(i+1)%2].ID}}
+	}
+	w.Rooms = append(w.Rooms, fixtures.Room{ID: strings.Repeat("e", 24), Name: "million", URI: "million", Kind: fixtures.Org,
+		Security: "PUBLIC", Members: []string{base.Users[0].ID, base.Users[1].ID}, V: 1, Messages: msgs})
+	return New(&w, Config{}), msgs[n/100].ID + " " + msgs[n-200].ID
+})
+
+// A beforeId page deep in the room (1% from the oldest end) against one near
+// its newest end: with the binary-searched window both cost the same.
+func BenchmarkBeforeIDMillion(b *testing.B) {
+	s, cursors := millionRoom()
+	deep, near := strings.Fields(cursors)[0], strings.Fields(cursors)[1]
+	token := testWorld().Users[0].Token
+	for _, bc := range []struct{ name, cursor string }{{"deep", deep}, {"near-newest", near}} {
+		b.Run(bc.name, func(b *testing.B) {
+			path := "/v1/rooms/" + strings.Repeat("e", 24) + "/chatMessages?limit=100&beforeId=" + bc.cursor
+			b.ReportAllocs()
+			for b.Loop() {
+				serve(b, s, "GET", path, token, "")
+			}
+		})
+	}
+}

@@ -1,0 +1,198 @@
+// Package target loads the description of a server under test: where it is,
+// how to trust it, whose tokens to use and which rooms to use for what. The
+// format is a contract (DESIGN.md 3.1): chatref writes it, chatconform reads
+// it, and users write it by hand for their own servers.
+package target
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Description is a target description. YAML and JSON are both accepted.
+type Description struct {
+	BaseURL            string    `yaml:"base_url" json:"base_url"`
+	CAFile             string    `yaml:"ca_file,omitempty" json:"ca_file,omitempty"`
+	InsecureSkipVerify bool      `yaml:"insecure_skip_verify,omitempty" json:"insecure_skip_verify,omitempty"`
+	Users              []User    `yaml:"users" json:"users"`
+	Rooms              RoomHints `yaml:"rooms,omitempty" json:"rooms,omitempty"`
+	WriteRoom          string    `yaml:"write_room,omitempty" json:"write_room,omitempty"`
+	HideRoom           string    `yaml:"hide_room,omitempty" json:"hide_room,omitempty"`
+}
+
+// User is one account on the target. Only Token is required; ID and
+// Username are discovered when left out.
+type User struct {
+	Name                string `yaml:"name,omitempty" json:"name,omitempty"`
+	Token               string `yaml:"token" json:"token"`
+	ID                  string `yaml:"id,omitempty" json:"id,omitempty"`
+	Username            string `yaml:"username,omitempty" json:"username,omitempty"`
+	PrivateReposGranted *bool  `yaml:"private_repos_granted,omitempty" json:"private_repos_granted,omitempty"`
+}
+
+// RoomHints names a room of each kind for user 1; each is discovered from
+// the rooms list when left out.
+type RoomHints struct {
+	Org      string `yaml:"org,omitempty" json:"org,omitempty"`
+	Repo     string `yaml:"repo,omitempty" json:"repo,omitempty"`
+	Channel  string `yaml:"channel,omitempty" json:"channel,omitempty"`
+	OneToOne string `yaml:"one_to_one,omitempty" json:"one_to_one,omitempty"`
+}
+
+// Error is a problem with a description; Key names the offending key.
+type Error struct {
+	Key    string
+	Reason string
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return "target description: " + e.Reason
+	}
+	return fmt.Sprintf("target description: %s: %s", e.Key, e.Reason)
+}
+
+// Load reads a description file. Unknown keys are errors, so a typo cannot
+// silently turn a check off. A relative ca_file is resolved against the
+// file's directory.
+func Load(path string) (*Description, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Reason: err.Error()}
+	}
+	d, err := Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if d.CAFile != "" && !filepath.IsAbs(d.CAFile) {
+		d.CAFile = filepath.Join(filepath.Dir(path), d.CAFile)
+	}
+	return d, nil
+}
+
+// Parse decodes a description without checking it; see Check.
+func Parse(raw []byte) (*Description, error) {
+	var d Description
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&d); err != nil {
+		if errors.Is(err, io.EOF) { // an empty file: Check reports what is missing
+			return &d, nil
+		}
+		return nil, &Error{Key: keyOf(err.Error()), Reason: err.Error()}
+	}
+	return &d, nil
+}
+
+// keyOf pulls the key out of yaml.v3's "field x not found in type ..." error.
+func keyOf(msg string) string {
+	if i := strings.Index(msg, "field "); i >= 0 {
+		rest := msg[i+len("field "):]
+		if j := strings.Index(rest, " not found"); j >= 0 {
+			return rest[:j]
+		}
+	}
+	return ""
+}
+
+// Overrides are values from flags or the environment that stand in for, or
+// beat, the file. Empty values leave the description alone.
+type Overrides struct {
+	BaseURL string
+	Tokens  []string // user 1, user 2, ...
+}
+
+// FromEnv reads CHAT_BASE_URL, CHAT_TOKEN, CHAT_TOKEN_2, CHAT_TOKEN_3, ...
+func FromEnv(getenv func(string) string) Overrides {
+	o := Overrides{BaseURL: getenv("CHAT_BASE_URL")}
+	if t := getenv("CHAT_TOKEN"); t != "" {
+		o.Tokens = append(o.Tokens, t)
+		for i := 2; ; i++ {
+			t := getenv("CHAT_TOKEN_" + strconv.Itoa(i))
+			if t == "" {
+				break
+			}
+			o.Tokens = append(o.Tokens, t)
+		}
+	}
+	return o
+}
+
+// Apply lays o over d: a base URL replaces d's, token i replaces user i's
+// token (a user is added when d has fewer). A replaced token drops the
+// user's id and username, which belonged to the old token.
+func (d *Description) Apply(o Overrides) {
+	if o.BaseURL != "" {
+		d.BaseURL = o.BaseURL
+	}
+	for i, t := range o.Tokens {
+		if t == "" {
+			continue
+		}
+		if i >= len(d.Users) {
+			d.Users = append(d.Users, User{Name: "user" + strconv.Itoa(i+1)})
+		}
+		if d.Users[i].Token != t {
+			d.Users[i].Token, d.Users[i].ID, d.Users[i].Username = t, "", ""
+		}
+	}
+}
+
+// Check validates a description after overrides are applied.
+func (d *Description) Check() error {
+	if d.BaseURL == "" {
+		return &Error{Key: "base_url", Reason: "required (or give --base-url, or set CHAT_BASE_URL)"}
+	}
+	u, err := url.Parse(d.BaseURL)
+	if err != nil || u.Host == "" {
+		return &Error{Key: "base_url", Reason: fmt.Sprintf("%q is not an absolute URL", d.BaseURL)}
+	}
+	if u.Scheme != "https" {
+		return &Error{Key: "base_url", Reason: fmt.Sprintf("%q: the API is served over HTTPS only; use an https:// URL", d.BaseURL)}
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return &Error{Key: "base_url", Reason: "must not carry a query or fragment"}
+	}
+	if strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/v1") {
+		return &Error{Key: "base_url", Reason: "leave out /v1: the harness adds it"}
+	}
+	if len(d.Users) == 0 {
+		return &Error{Key: "users", Reason: "at least one user with a token is required (or give --token, or set CHAT_TOKEN)"}
+	}
+	for i, usr := range d.Users {
+		if strings.TrimSpace(usr.Token) == "" {
+			return &Error{Key: fmt.Sprintf("users[%d].token", i), Reason: "required"}
+		}
+		if usr.Name == "" {
+			d.Users[i].Name = "user" + strconv.Itoa(i+1)
+		}
+	}
+	if d.CAFile != "" {
+		if _, err := os.Stat(d.CAFile); err != nil {
+			return &Error{Key: "ca_file", Reason: err.Error()}
+		}
+	}
+	return nil
+}
+
+// Marshal renders d as YAML.
+func (d *Description) Marshal() ([]byte, error) { return yaml.Marshal(d) }
+
+// MountPath is the path part of the base URL without a trailing slash ("" at
+// the root of the host).
+func (d *Description) MountPath() string {
+	u, err := url.Parse(d.BaseURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(u.Path, "/")
+}
