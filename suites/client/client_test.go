@@ -1,0 +1,161 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatrooms/conformance/spec"
+)
+
+const token = "0123456789abcdef0123456789abcdef01234567"
+
+func newClient(t *testing.T, h http.HandlerFunc, mutate func(*Config)) (*Client, *Recorder) {
+	t.Helper()
+	srv := httptest.NewTLSServer(h)
+	t.Cleanup(srv.Close)
+	v, err := spec.MustLoad(spec.Core).NewValidator("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &Recorder{}
+	cfg := Config{BaseURL: srv.URL, HTTP: srv.Client(), Validator: v, Secrets: []string{token}, Recorder: rec}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, rec
+}
+
+func reply(status int, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}
+}
+
+const user = `{"id":"u1","username":"ada","displayName":"Ada","url":"/ada","avatarUrlSmall":"https://a.test/s","avatarUrlMedium":"https://a.test/m"}`
+
+func TestValidResponse(t *testing.T) {
+	c, _ := newClient(t, reply(200, "["+user+"]"), nil)
+	resp, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users []map[string]any
+	if resp.Operation != "getCurrentUser" || resp.Status != 200 || len(resp.Violations) != 0 || resp.JSON(&users) != nil || users[0]["username"] != "ada" {
+		t.Fatalf("%+v", resp)
+	}
+}
+
+func TestSchemaViolationNamesOperationPathRuleAndValue(t *testing.T) {
+	c, _ := newClient(t, reply(200, `[`+strings.Replace(user, `"url":"/ada"`, `"url":42`, 1)+`]`), nil)
+	resp, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Violations) != 1 {
+		t.Fatalf("violations: %v", resp.Violations)
+	}
+	v := resp.Violations[0]
+	if v.Operation != "getCurrentUser" || v.Side != "response" || v.Location != "$[0].url" || v.Rule != "type" || v.Value != float64(42) {
+		t.Errorf("violation %+v", v)
+	}
+}
+
+func TestUndocumentedStatusIsAViolation(t *testing.T) {
+	c, _ := newClient(t, reply(201, "{}"), nil)
+	resp, err := c.Do(context.Background(), Request{Method: "POST", Path: "/v1/rooms/r1/chatMessages", Token: token, Body: map[string]string{"text": "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Violations) != 1 || resp.Violations[0].Rule != "status" || resp.Violations[0].Value != 201 {
+		t.Errorf("violations: %v", resp.Violations)
+	}
+}
+
+func TestInvalidRequestsSkipOnlyRequestValidation(t *testing.T) {
+	c, _ := newClient(t, reply(200, "{}"), nil)
+	bad := Request{Method: "POST", Path: "/v1/rooms/r1/chatMessages", Token: token, Body: map[string]any{"status": true}}
+	resp, err := c.Do(context.Background(), bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !has(resp.Violations, "request", "required") {
+		t.Errorf("an unflagged bad request must be reported: %v", resp.Violations)
+	}
+	bad.Invalid = true
+	resp, err = c.Do(context.Background(), bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has(resp.Violations, "request", "") || !has(resp.Violations, "response", "required") {
+		t.Errorf("flagged request: want only response violations, got %v", resp.Violations)
+	}
+	if resp.Operation != "sendMessage" {
+		t.Errorf("operation %q", resp.Operation)
+	}
+}
+
+func has(vs []spec.Violation, side, rule string) bool {
+	for _, v := range vs {
+		if v.Side == side && (rule == "" || v.Rule == rule) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTransportFailures(t *testing.T) {
+	slow := func(w http.ResponseWriter, r *http.Request) { time.Sleep(300 * time.Millisecond); reply(200, "[]")(w, r) }
+	c, _ := newClient(t, slow, func(c *Config) { c.Timeout = 50 * time.Millisecond })
+	_, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token, Place: QueryToken})
+	var te *TransportError
+	if !errors.As(err, &te) || strings.Contains(err.Error(), token) {
+		t.Errorf("timeout: %v", err)
+	}
+	big := reply(200, "["+strings.Repeat(" ", 2000)+"]")
+	c, _ = newClient(t, big, func(c *Config) { c.MaxBody = 1000 })
+	if _, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token}); !errors.As(err, &te) {
+		t.Errorf("oversized body: %v", err)
+	}
+	v, _ := spec.MustLoad(spec.Core).NewValidator("")
+	gone, _ := New(Config{BaseURL: "https://127.0.0.1:1", Validator: v, Timeout: time.Second})
+	if _, err := gone.Do(context.Background(), Request{Method: "GET", Path: "/v1/user"}); !errors.As(err, &te) {
+		t.Errorf("unreachable: %v", err)
+	}
+}
+
+func TestRecordsAreRedacted(t *testing.T) {
+	echo := func(w http.ResponseWriter, r *http.Request) { reply(200, `[`+strings.Replace(user, "Ada", token, 1)+`]`)(w, r) }
+	c, rec := newClient(t, echo, nil)
+	for _, place := range []TokenPlace{Bearer, QueryToken} {
+		if _, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token, Place: place}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ex := rec.Exchanges()
+	if len(ex) != 2 || rec.Count() != 2 {
+		t.Fatalf("%d exchanges", len(ex))
+	}
+	for _, e := range ex {
+		all := e.URL + e.ResponseBody + e.Curl()
+		for _, vs := range e.RequestHeader {
+			all += strings.Join(vs, " ")
+		}
+		if strings.Contains(all, token) {
+			t.Errorf("token leaked: %s", all)
+		}
+		if !strings.Contains(e.Curl(), `"$CHAT_TOKEN"`) {
+			t.Errorf("curl without a token placeholder: %s", e.Curl())
+		}
+	}
+}
