@@ -42,6 +42,9 @@ type Request struct {
 	// Invalid marks a deliberately invalid request (a negative check):
 	// request validation is skipped; the response is still validated.
 	Invalid bool
+	// OffAPI marks a probe of a path the document does not define (such as
+	// the API without its /v1 prefix): nothing can be validated.
+	OffAPI bool
 }
 
 // Response is what came back, already read and validated.
@@ -166,7 +169,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 
 	out := &Response{}
 	var violations []spec.Violation
-	if r.Invalid {
+	if r.Invalid || r.OffAPI {
 		out.Operation = c.cfg.Validator.OperationID(req)
 	} else {
 		out.Operation, violations = c.cfg.Validator.CheckRequest(ctx, req, body)
@@ -190,8 +193,11 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if out.Operation == "" {
 		out.Operation = r.Method + " " + r.Path
 	}
-	_, respViolations := c.cfg.Validator.CheckResponse(ctx, req, resp.StatusCode, resp.Header, raw)
-	out.Violations = append(violations, respViolations...)
+	if !r.OffAPI {
+		_, respViolations := c.cfg.Validator.CheckResponse(ctx, req, resp.StatusCode, resp.Header, raw)
+		violations = append(violations, respViolations...)
+	}
+	out.Violations = violations
 	out.Exchange = c.record(r, req, body, out, elapsed)
 	return out, nil
 }

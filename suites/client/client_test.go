@@ -115,7 +115,10 @@ func has(vs []spec.Violation, side, rule string) bool {
 }
 
 func TestTransportFailures(t *testing.T) {
-	slow := func(w http.ResponseWriter, r *http.Request) { time.Sleep(300 * time.Millisecond); reply(200, "[]")(w, r) }
+	slow := func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		reply(200, "[]")(w, r)
+	}
 	c, _ := newClient(t, slow, func(c *Config) { c.Timeout = 50 * time.Millisecond })
 	_, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token, Place: QueryToken})
 	var te *TransportError
@@ -135,7 +138,9 @@ func TestTransportFailures(t *testing.T) {
 }
 
 func TestRecordsAreRedacted(t *testing.T) {
-	echo := func(w http.ResponseWriter, r *http.Request) { reply(200, `[`+strings.Replace(user, "Ada", token, 1)+`]`)(w, r) }
+	echo := func(w http.ResponseWriter, r *http.Request) {
+		reply(200, `[`+strings.Replace(user, "Ada", token, 1)+`]`)(w, r)
+	}
 	c, rec := newClient(t, echo, nil)
 	for _, place := range []TokenPlace{Bearer, QueryToken} {
 		if _, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token, Place: place}); err != nil {

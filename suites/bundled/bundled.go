@@ -1,0 +1,84 @@
+// Package bundled starts the reference server in-process for a conformance
+// run that names no target, and describes the seeded world as a target. It
+// is the one place where the suites side of the project touches the
+// reference implementation.
+package bundled
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/chatrooms/conformance/fixtures"
+	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/suites/target"
+)
+
+// Describe returns the target description of a world served at baseURL.
+func Describe(w *fixtures.World, baseURL string) *target.Description {
+	d := &target.Description{BaseURL: baseURL, WriteRoom: w.Hints.WriteRoom, HideRoom: w.Hints.HideRoom,
+		Rooms: target.RoomHints{Org: w.Hints.Org, Repo: w.Hints.Repo, Channel: w.Hints.Channel, OneToOne: w.Hints.OneToOne}}
+	for _, u := range w.Users {
+		granted := u.PrivateReposGranted
+		d.Users = append(d.Users, target.User{Name: u.Username, Token: u.Token, ID: u.ID, Username: u.Username, PrivateReposGranted: &granted})
+	}
+	return d
+}
+
+// Server is a running in-process reference server.
+type Server struct {
+	Target *target.Description
+	srv    *http.Server
+	dir    string
+}
+
+// Start serves the world of seed over HTTPS on a random loopback port with a
+// fresh self-signed certificate. The caller must call Close.
+func Start(seed uint64, cfg reference.Config) (*Server, error) {
+	world, err := fixtures.Generate(seed)
+	if err != nil {
+		return nil, err
+	}
+	cert, caPEM, err := reference.SelfSignedCert()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "chatconform-ref-")
+	if err != nil {
+		return nil, err
+	}
+	caFile := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(caFile, caPEM, 0o644); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &Server{dir: dir, srv: &http.Server{
+		Handler:           reference.New(world, cfg),
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          discardLog(),
+	}}
+	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
+	s.Target = Describe(world, fmt.Sprintf("https://%s", ln.Addr()))
+	s.Target.CAFile = caFile
+	return s, nil
+}
+
+// Close stops the server and removes its certificate file.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	os.RemoveAll(s.dir)
+	return err
+}

@@ -1,0 +1,10 @@
+package bundled
+
+import (
+	"io"
+	"log"
+)
+
+// discardLog silences the server's own error log (TLS handshake noise from
+// the plain-http checks).
+func discardLog() *log.Logger { return log.New(io.Discard, "", 0) }

@@ -1,0 +1,5 @@
+package suites
+
+import "context"
+
+func ctxBackground() context.Context { return context.Background() }

@@ -1,0 +1,219 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+// call sends req as user u (its token placed as req.Place says) and fails
+// the spec when the target cannot be reached or the exchange breaks the
+// document. It does not judge the status: callers do.
+func (e *Env) call(u int, req client.Request) *client.Response {
+	GinkgoHelper()
+	if req.Place != client.NoToken && req.Token == "" {
+		req.Token = e.Users[u].Token
+	}
+	resp, err := e.Client.Do(context.Background(), req)
+	if err != nil {
+		Fail(fmt.Sprintf("the target could not be reached: %v", err))
+	}
+	Expect(resp.Violations).To(BeEmpty(), "%s", explain(resp, "breaks the OpenAPI document of the "+string(e.Profile)+" profile"))
+	return resp
+}
+
+// explain describes an exchange for a failure message: what was sent, what
+// came back, and a curl command to reproduce it (token left as $CHAT_TOKEN).
+func explain(resp *client.Response, what string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n", resp.Operation, what)
+	for _, v := range resp.Violations {
+		fmt.Fprintf(&b, "  - %s\n", v)
+	}
+	if x := resp.Exchange; x != nil {
+		fmt.Fprintf(&b, "request:  %s %s", x.Method, x.URL)
+		if x.RequestBody != "" {
+			fmt.Fprintf(&b, " %s", client.Snippet([]byte(x.RequestBody), 300))
+		}
+		fmt.Fprintf(&b, "\nresponse: %d %s\nreproduce: %s\n", x.Status, client.Snippet([]byte(x.ResponseBody), 500), x.Curl())
+	}
+	return b.String()
+}
+
+// expectStatus checks the status is one of want.
+func expectStatus(resp *client.Response, want ...int) {
+	GinkgoHelper()
+	Expect(want).To(ContainElement(resp.Status), "%s", explain(resp, fmt.Sprintf("answered %d, want %v", resp.Status, want)))
+}
+
+// expect2xxJSON checks a success that carries JSON, decoding it into v.
+func expectOK(resp *client.Response, v any) {
+	GinkgoHelper()
+	expectStatus(resp, 200)
+	if v != nil {
+		Expect(resp.JSON(v)).To(Succeed(), "%s", explain(resp, "body"))
+	}
+}
+
+// me returns user u's id.
+func (e *Env) me(u int) string { return e.Users[u].ID }
+
+func (e *Env) needUsers(n int) {
+	GinkgoHelper()
+	if len(e.Users) < n {
+		Skip(fmt.Sprintf("needs %d users in the target description, it has %d", n, len(e.Users)))
+	}
+}
+
+func (e *Env) writeRoom() string {
+	GinkgoHelper()
+	if e.Target.WriteRoom == "" {
+		Skip("no write_room in the target description and none could be discovered (a group room shared by users 1 and 2)")
+	}
+	return e.Target.WriteRoom
+}
+
+func (e *Env) reference() bool { return e.Profile == spec.Reference }
+
+func messagesPath(room string) string { return "/v1/rooms/" + room + "/chatMessages" }
+
+// text returns generated prose carrying a fresh run marker, and the marker.
+func (e *Env) text() (string, string) {
+	GinkgoHelper()
+	m := e.Marker()
+	return e.Faker(CurrentSpecReport().FullText()+m).Sentence() + " " + m, m
+}
+
+func (e *Env) send(u int, room, text string) Message {
+	GinkgoHelper()
+	return e.sendBody(u, room, map[string]any{"text": text})
+}
+
+func (e *Env) sendBody(u int, room string, body map[string]any) Message {
+	GinkgoHelper()
+	var m Message
+	expectOK(e.call(u, client.Request{Method: "POST", Path: messagesPath(room), Body: body}), &m)
+	return m
+}
+
+func (e *Env) edit(u int, room, id, text string) Message {
+	GinkgoHelper()
+	var m Message
+	expectOK(e.call(u, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + id, Body: map[string]string{"text": text}}), &m)
+	return m
+}
+
+func (e *Env) getMessage(u int, room, id string) Message {
+	GinkgoHelper()
+	var m Message
+	expectOK(e.call(u, client.Request{Method: "GET", Path: messagesPath(room) + "/" + id}), &m)
+	return m
+}
+
+func (e *Env) list(u int, room string, q url.Values) []Message {
+	GinkgoHelper()
+	var ms []Message
+	expectOK(e.call(u, client.Request{Method: "GET", Path: messagesPath(room), Query: q}), &ms)
+	return ms
+}
+
+func (e *Env) rooms(u int, which string) []Room {
+	GinkgoHelper()
+	var rs []Room
+	expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/" + which}), &rs)
+	return rs
+}
+
+func (e *Env) unread(u int, room string) Unread {
+	GinkgoHelper()
+	var un Unread
+	expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/rooms/" + room + "/unreadItems"}), &un)
+	return un
+}
+
+func (e *Env) markRead(u int, room string, ids ...string) {
+	GinkgoHelper()
+	resp := e.call(u, client.Request{Method: "POST", Path: "/v1/user/" + e.me(u) + "/rooms/" + room + "/unreadItems", Body: map[string]any{"chat": ids}})
+	Expect(resp.Status).To(BeNumerically(">=", 200), "%s", explain(resp, "status"))
+	Expect(resp.Status).To(BeNumerically("<", 300), "%s", explain(resp, "status"))
+}
+
+// seed sends n messages as user u and returns them in the order sent.
+func (e *Env) seed(u int, room string, n int) []Message {
+	GinkgoHelper()
+	By(fmt.Sprintf("sending %d messages of our own", n))
+	out := make([]Message, n)
+	for i := range out {
+		t, _ := e.text()
+		out[i] = e.send(u, room, t)
+	}
+	return out
+}
+
+func q(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Set(kv[i], kv[i+1])
+	}
+	return v
+}
+
+func idsOf(ms []Message) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}
+
+func idSet(ms []Message) map[string]bool {
+	s := map[string]bool{}
+	for _, m := range ms {
+		s[m.ID] = true
+	}
+	return s
+}
+
+func parseTime(s string) time.Time {
+	GinkgoHelper()
+	t, err := time.Parse(time.RFC3339Nano, s)
+	Expect(err).NotTo(HaveOccurred(), "timestamp %q", s)
+	return t
+}
+
+// oldest returns the message the document's recipe calls the oldest: the
+// earliest sent, ties broken by the smaller id.
+func oldest(ms []Message) Message {
+	sorted := append([]Message(nil), ms...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		ti, tj := sorted[i].Sent, sorted[j].Sent
+		if a, b := parseSent(ti), parseSent(tj); !a.Equal(b) {
+			return a.Before(b)
+		}
+		return sorted[i].ID < sorted[j].ID
+	})
+	return sorted[0]
+}
+
+func parseSent(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+// eventually retries f for up to the configured lag of the target.
+func (e *Env) eventually(f func(g Gomega)) {
+	GinkgoHelper()
+	Eventually(f).WithTimeout(e.Eventually).WithPolling(100 * time.Millisecond).Should(Succeed())
+}
+
+func statusText(code int) string { return http.StatusText(code) }

@@ -1,0 +1,160 @@
+package suites
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+func messageSpecs(r *registry, env func() *Env) {
+	r.describe("POST /v1/rooms/{roomId}/chatMessages", func() {
+		r.it("answers 200 with the new message: v 1, editedAt null, unread false, readBy 0", ids("MSG-SEND-200", "MSG-SEND-DEFAULTS", "MSG-SEND-EDITEDAT-NULL", "MSG-SHAPE"), func() {
+			e := env()
+			text, _ := e.text()
+			resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(e.writeRoom()), Body: map[string]string{"text": text}})
+			var m Message
+			expectOK(resp, &m)
+			Expect(m.V).To(Equal(1), "v of a new message")
+			Expect(m.EditedAt).To(BeNil(), "editedAt of a new message")
+			Expect(m.Unread).To(BeFalse(), "unread of a new message")
+			Expect(m.ReadBy).To(Equal(0), "readBy of a new message")
+		})
+
+		r.it("keeps the text unchanged and names the sender as fromUser", ids("MSG-SEND-TEXT"), func() {
+			e := env()
+			text, _ := e.text()
+			text += " — ünïcödé, \"quotes\" & <angles>"
+			m := e.send(0, e.writeRoom(), text)
+			Expect(m.Text).To(Equal(text))
+			Expect(m.FromUser.ID).To(Equal(e.me(0)))
+		})
+
+		r.it("flags a message sent with status true as a status update", ids("MSG-SEND-STATUS"), func() {
+			e := env()
+			text, _ := e.text()
+			m := e.sendBody(0, e.writeRoom(), map[string]any{"text": text, "status": true})
+			Expect(m.Status).To(HaveValue(BeTrue()), "status of a status update")
+			Expect(e.getMessage(0, e.writeRoom(), m.ID).Status).To(HaveValue(BeTrue()), "status when read back")
+		})
+
+		r.it("stores the message: it can be read by id and is listed", ids("MSG-SEND-STORED", "MSG-GET-ONE", "MSG-LIST"), func() {
+			e := env()
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(0, room, text)
+			got := e.getMessage(0, room, m.ID)
+			Expect(got.ID).To(Equal(m.ID))
+			Expect(got.Text).To(Equal(text))
+			listed := e.list(0, room, q("beforeId", e.send(0, room, "anchor "+e.Marker()).ID, "limit", "10"))
+			Expect(idsOf(listed)).To(ContainElement(m.ID), "the new message is not listed just before a later one")
+		})
+
+		r.it("sends meta as an empty object and never gv", ids("MSG-META-EMPTY", "MSG-NO-GV"), func() {
+			e := env()
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(0, room, text)
+			for _, got := range append([]Message{m, e.getMessage(0, room, m.ID)}, e.list(0, room, q("limit", "20"))...) {
+				Expect(got.Meta).To(BeEmpty(), "meta of %s", got.ID)
+				Expect(got.GV).To(BeNil(), "message %s carries gv", got.ID)
+			}
+		})
+	})
+
+	r.describe("GET requests", func() {
+		r.it("read without changing unread state or versions", ids("HTTP-GET-SAFE"), func() {
+			e := env()
+			e.needUsers(2)
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(1, room, text)
+			var before Unread
+			e.eventually(func(g Gomega) {
+				before = e.unread(0, room)
+				g.Expect(before.Chat).To(ContainElement(m.ID))
+			})
+			for range 2 {
+				e.getMessage(0, room, m.ID)
+				e.list(0, room, q("limit", "50"))
+				e.rooms(0, "rooms")
+			}
+			after := e.unread(0, room)
+			Expect(after.Chat).To(ContainElement(m.ID), "reading the message marked it read")
+			Expect(e.getMessage(1, room, m.ID).V).To(Equal(1), "reading the message changed its version")
+		})
+	})
+}
+
+func versioningSpecs(r *registry, env func() *Env) {
+	r.describe("PUT /v1/rooms/{roomId}/chatMessages/{chatMessageId}", func() {
+		r.it("answers the updated message with the new text, editedAt set and v raised by one", ids("MSG-EDIT", "MSG-EDIT-EDITEDAT", "MSG-EDIT-V-INC"), func() {
+			e := env()
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(0, room, text)
+			edited := e.edit(0, room, m.ID, text+" (edited)")
+			Expect(edited.ID).To(Equal(m.ID))
+			Expect(edited.Text).To(Equal(text + " (edited)"))
+			Expect(edited.EditedAt).NotTo(BeNil(), "editedAt after an edit")
+			parseTime(*edited.EditedAt)
+			Expect(edited.V).To(Equal(2), "v after one edit")
+		})
+
+		r.it("raises v by exactly one on every edit, and stores the result", ids("MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED"), func() {
+			e := env()
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(0, room, text)
+			var last Message
+			for i := 2; i <= 5; i++ {
+				By("edit number " + string(rune('0'+i-1)))
+				last = e.edit(0, room, m.ID, text+" v"+string(rune('0'+i)))
+				Expect(last.V).To(Equal(i))
+			}
+			got := e.getMessage(0, room, m.ID)
+			Expect(got.V).To(Equal(5))
+			Expect(got.Text).To(Equal(last.Text))
+			Expect(got.EditedAt).NotTo(BeNil())
+			listed := e.list(0, room, q("beforeId", e.send(0, room, "anchor "+e.Marker()).ID, "limit", "5"))
+			found := false
+			for _, l := range listed {
+				if l.ID == m.ID {
+					found = true
+					Expect(l.V).To(Equal(5), "v in the list")
+					Expect(l.Text).To(Equal(last.Text), "text in the list")
+				}
+			}
+			Expect(found).To(BeTrue(), "the edited message is not in the list")
+		})
+
+		r.it("ends concurrent edits with v = 1 + the number of successful edits", ids("MSG-EDIT-V-INC"), func() {
+			e := env()
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(0, room, text)
+			const workers, each = 4, 5
+			done := make(chan int, workers)
+			for w := range workers {
+				go func() {
+					defer GinkgoRecover()
+					ok := 0
+					for i := range each {
+						resp, err := e.Client.Do(ctxBackground(), client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID,
+							Token: e.Users[0].Token, Body: map[string]string{"text": text + " w" + string(rune('a'+w)) + string(rune('a'+i))}})
+						if err == nil && resp.Status == 200 {
+							ok++
+						}
+					}
+					done <- ok
+				}()
+			}
+			total := 0
+			for range workers {
+				total += <-done
+			}
+			Expect(total).To(BeNumerically(">", 0), "no concurrent edit succeeded")
+			Expect(e.getMessage(0, room, m.ID).V).To(Equal(1+total), "%d edits succeeded", total)
+		})
+	})
+}

@@ -1,0 +1,146 @@
+package suites
+
+import (
+	"fmt"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// Core pagination checks never assume an order or a default the document
+// does not state. Every window they read is bounded by beforeId at a message
+// sent after the seeded ones, so traffic from other specs, processes or
+// clients cannot shift it; and they judge sets and sent times, not positions.
+
+func paginationSpecs(r *registry, env func() *Env) {
+	r.describe("GET /v1/rooms/{roomId}/chatMessages pagination", func() {
+		for _, limit := range []int{50, 100} {
+			r.it(fmt.Sprintf("walks 250 messages with beforeId and limit %d: no page too long, no duplicate, no gap, and the walk ends", limit),
+				ids("PAGE-BEFOREID-WALK", "PAGE-LIMIT"), func() {
+					e := env()
+					room := e.writeRoom()
+					seeded := e.seed(0, room, 250)
+					want := idSet(seeded)
+					firstSent := parseTime(seeded[0].Sent)
+
+					By("walking pages by the document's recipe")
+					seen := map[string]bool{}
+					page := e.list(0, room, q("limit", strconv.Itoa(limit)))
+					for pages := 1; ; pages++ {
+						Expect(len(page)).To(BeNumerically("<=", limit), "page %d holds %d messages", pages, len(page))
+						reachedOlder := false
+						for _, m := range page {
+							Expect(seen).NotTo(HaveKey(m.ID), "message %s came twice (page %d)", m.ID, pages)
+							seen[m.ID] = true
+							if parseTime(m.Sent).Before(firstSent) {
+								reachedOlder = true
+							}
+						}
+						if len(page) < limit || reachedOlder {
+							break // walked past our oldest message, or the room's history ended
+						}
+						Expect(pages).To(BeNumerically("<", 2000), "the walk does not end")
+						page = e.list(0, room, q("limit", strconv.Itoa(limit), "beforeId", oldest(page).ID))
+					}
+					missing := 0
+					for id := range want {
+						if !seen[id] {
+							missing++
+						}
+					}
+					Expect(missing).To(BeZero(), "%d of our 250 messages were never on a page", missing)
+				})
+		}
+
+		r.it("returns only older messages for beforeId and newer ones for afterId", ids("PAGE-BEFOREID", "PAGE-AFTERID"), func() {
+			e := env()
+			room := e.writeRoom()
+			seeded := e.seed(0, room, 12)
+			pivot := seeded[5]
+			pivotSent := parseTime(pivot.Sent)
+			before := e.list(0, room, q("beforeId", pivot.ID, "limit", "5"))
+			Expect(before).NotTo(BeEmpty())
+			for _, m := range before {
+				Expect(m.ID).NotTo(Equal(pivot.ID))
+				Expect(parseTime(m.Sent)).NotTo(BeTemporally(">", pivotSent), "beforeId returned a newer message %s", m.ID)
+			}
+			Expect(idsOf(before)).To(ContainElement(seeded[4].ID), "the message right before the cursor is missing")
+			after := e.list(0, room, q("afterId", pivot.ID, "limit", "5"))
+			Expect(after).NotTo(BeEmpty())
+			for _, m := range after {
+				Expect(m.ID).NotTo(Equal(pivot.ID))
+				Expect(parseTime(m.Sent)).NotTo(BeTemporally("<", pivotSent), "afterId returned an older message %s", m.ID)
+			}
+			Expect(idsOf(after)).To(ContainElement(seeded[6].ID), "the message right after the cursor is missing")
+		})
+
+		r.it("includes the anchor for aroundId", ids("PAGE-AROUNDID"), func() {
+			e := env()
+			room := e.writeRoom()
+			seeded := e.seed(0, room, 10)
+			around := e.list(0, room, q("aroundId", seeded[5].ID, "limit", "6"))
+			Expect(idsOf(around)).To(ContainElement(seeded[5].ID))
+			Expect(len(around)).To(BeNumerically("<=", 6))
+		})
+
+		r.it("leaves skip messages out of a window", ids("PAGE-SKIP"), func() {
+			e := env()
+			room := e.writeRoom()
+			e.seed(0, room, 30)
+			anchor := e.send(0, room, "anchor "+e.Marker()).ID
+			full := e.list(0, room, q("beforeId", anchor, "limit", "25"))
+			skipped := e.list(0, room, q("beforeId", anchor, "limit", "20", "skip", "5"))
+			dropped := e.list(0, room, q("beforeId", anchor, "limit", "5"))
+			Expect(full).To(HaveLen(25))
+			Expect(skipped).To(HaveLen(20))
+			all := idSet(full)
+			for _, m := range skipped {
+				Expect(all).To(HaveKey(m.ID), "skip=5 limit=20 returned %s, outside the 25 messages of the same window", m.ID)
+			}
+			gone := idSet(dropped)
+			for _, m := range skipped {
+				Expect(gone).NotTo(HaveKey(m.ID), "skip=5 returned %s, one of the 5 messages it should leave out", m.ID)
+			}
+		})
+	})
+}
+
+func limitSpecs(r *registry, env func() *Env) {
+	r.describe("GET /v1/rooms/{roomId}/chatMessages limits", func() {
+		r.it("honours limit=100 with a full page when more messages exist", ids("LIMIT-100"), func() {
+			e := env()
+			room := e.writeRoom()
+			e.seed(0, room, 110)
+			anchor := e.send(0, room, "anchor "+e.Marker()).ID
+			Expect(e.list(0, room, q("beforeId", anchor, "limit", "100"))).To(HaveLen(100))
+		})
+
+		r.it("never returns more than 100 messages, whatever limit asks for", ids("LIMIT-CAP"), func() {
+			e := env()
+			room := e.writeRoom()
+			e.seed(0, room, 105)
+			for _, limit := range []string{"101", "150", "1000"} {
+				resp := e.call(0, requestList(room, q("limit", limit)))
+				if resp.Status >= 400 && resp.Status < 500 {
+					By("limit=" + limit + " refused with " + strconv.Itoa(resp.Status))
+					continue
+				}
+				var ms []Message
+				expectOK(resp, &ms)
+				Expect(len(ms)).To(BeNumerically("<=", 100), "limit=%s returned %d messages", limit, len(ms))
+			}
+		})
+
+		r.it("accepts skip=5000", ids("LIMIT-SKIP-5000"), func() {
+			e := env()
+			room := e.Target.Rooms.Org
+			if room == "" {
+				room = e.writeRoom()
+			}
+			var ms []Message
+			expectOK(e.call(0, requestList(room, q("skip", "5000", "limit", "10"))), &ms)
+			Expect(len(ms)).To(BeNumerically("<=", 10))
+		})
+	})
+}

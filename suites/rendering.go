@@ -1,0 +1,125 @@
+package suites
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// element is a parsed HTML element of interest.
+type element struct {
+	tag, class, text string
+	attrs           map[string]string
+}
+
+// elements parses a message's html as a fragment, the way a browser would,
+// and returns every element with its class and text.
+func elements(fragment string) []element {
+	GinkgoHelper()
+	nodes, err := html.ParseFragment(strings.NewReader(fragment), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+	Expect(err).NotTo(HaveOccurred(), "html %q does not parse", fragment)
+	var out []element
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			el := element{tag: n.Data, attrs: map[string]string{}}
+			for _, a := range n.Attr {
+				el.attrs[a.Key] = a.Val
+				if a.Key == "class" {
+					el.class = a.Val
+				}
+			}
+			el.text = textOf(n)
+			out = append(out, el)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+	return out
+}
+
+func textOf(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		b.WriteString(textOf(c))
+	}
+	return b.String()
+}
+
+func withClass(els []element, tag, class string) []element {
+	var out []element
+	for _, e := range els {
+		if e.tag == tag && strings.Contains(" "+e.class+" ", " "+class+" ") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func renderingSpecs(r *registry, env func() *Env) {
+	r.describe("Message rendering", func() {
+		r.it("wraps a mention of a user in a span with class mention and lists it", ids("RENDER-MENTION", "META-MENTIONS"), func() {
+			e := env()
+			e.needUsers(2)
+			_, marker := e.text()
+			m := e.send(0, e.writeRoom(), "hello @"+e.Users[1].Username+" "+marker)
+			spans := withClass(elements(m.HTML), "span", "mention")
+			Expect(spans).To(HaveLen(1), "html: %s", m.HTML)
+			Expect(spans[0].text).To(Equal("@" + e.Users[1].Username))
+			Expect(m.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}))
+		})
+
+		r.it("wraps an issue reference in a span with class issue and lists its number as a string", ids("RENDER-ISSUE", "META-ISSUES"), func() {
+			e := env()
+			_, marker := e.text()
+			m := e.send(0, e.writeRoom(), "fixed in #4321 "+marker)
+			spans := withClass(elements(m.HTML), "span", "issue")
+			Expect(spans).To(HaveLen(1), "html: %s", m.HTML)
+			Expect(spans[0].text).To(Equal("#4321"))
+			Expect(m.Issues).To(ContainElement(IssueRef{Number: "4321"}))
+		})
+
+		r.it("turns a URL into an anchor with class link and lists it", ids("RENDER-LINK", "META-URLS"), func() {
+			e := env()
+			_, marker := e.text()
+			url := "https://example.com/" + marker + "?a=1&b=2#frag"
+			m := e.send(0, e.writeRoom(), "see "+url+" please")
+			anchors := withClass(elements(m.HTML), "a", "link")
+			Expect(anchors).To(HaveLen(1), "html: %s", m.HTML)
+			Expect(anchors[0].attrs["href"]).To(Equal(url))
+			Expect(m.URLs).To(ContainElement(URLRef{URL: url}))
+		})
+
+		r.it("escapes special characters and never passes markup through", ids("RENDER-ESCAPE"), func() {
+			e := env()
+			_, marker := e.text()
+			text := `<script>alert("x")</script> <b>bold?</b> 1 < 2 & 3 > 2 ` + marker
+			m := e.send(0, e.writeRoom(), text)
+			for _, el := range elements(m.HTML) {
+				Expect(el.tag).NotTo(BeElementOf("script", "b", "img", "iframe"), "html %q holds a <%s> element", m.HTML, el.tag)
+			}
+			Expect(m.HTML).To(ContainSubstring("&lt;script&gt;"))
+			Expect(m.HTML).To(ContainSubstring("&amp;"))
+		})
+
+		r.it("leaves @names and #numbers in code alone", ids("REF-HTML"), func() {
+			e := env()
+			e.needUsers(2)
+			_, marker := e.text()
+			m := e.send(0, e.writeRoom(), "`@"+e.Users[1].Username+" #77` "+marker)
+			els := elements(m.HTML)
+			Expect(withClass(els, "span", "mention")).To(BeEmpty(), "html: %s", m.HTML)
+			Expect(withClass(els, "span", "issue")).To(BeEmpty(), "html: %s", m.HTML)
+		})
+	})
+}

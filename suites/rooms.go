@@ -1,0 +1,163 @@
+package suites
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+func roomSpecs(r *registry, env func() *Env) {
+	r.describe("GET /v1/user/{userId}/rooms", func() {
+		r.it("lists rooms with documented types and kinds", ids("ROOM-LIST", "ROOM-SHAPE", "ROOM-PLATFORM-TYPE"), func() {
+			e := env()
+			rooms := e.rooms(0, "rooms")
+			for _, room := range rooms {
+				Expect(room.ID).NotTo(BeEmpty())
+				Expect([]string{"ONETOONE", "ORG", "REPO", "USER_CHANNEL", ""}).To(ContainElement(room.PlatformType))
+			}
+		})
+
+		r.it("includes the user's one-to-one, organisation and repository rooms", ids("ROOM-KINDS"), func() {
+			e := env()
+			listed := map[string]bool{}
+			for _, room := range e.rooms(0, "rooms") {
+				listed[room.ID] = true
+			}
+			checked := 0
+			for kind, id := range map[string]string{"one_to_one": e.Target.Rooms.OneToOne, "org": e.Target.Rooms.Org, "repo": e.Target.Rooms.Repo} {
+				if id == "" {
+					By("no " + kind + " room known for user 1")
+					continue
+				}
+				checked++
+				Expect(listed).To(HaveKey(id), "the %s room %s is missing from the rooms list", kind, id)
+			}
+			if checked == 0 {
+				Skip("the target description names no rooms and user 1's rooms list shows none to check")
+			}
+		})
+
+		r.it("shows one-to-one rooms with the other participant and without uri", ids("ROOM-ONE-TO-ONE", "ROOM-USER-ONLY-ONE-TO-ONE"), func() {
+			e := env()
+			oneToOne := 0
+			for _, room := range e.rooms(0, "rooms") {
+				isOneToOne := room.PlatformType == "ONETOONE" || (room.OneToOne != nil && *room.OneToOne)
+				if !isOneToOne {
+					Expect(room.User).To(BeNil(), "room %s is not one-to-one but carries user", room.ID)
+					continue
+				}
+				oneToOne++
+				Expect(room.OneToOne).To(HaveValue(BeTrue()), "room %s: oneToOne", room.ID)
+				Expect(room.URI).To(BeNil(), "one-to-one room %s carries uri", room.ID)
+				Expect(room.User).NotTo(BeNil(), "one-to-one room %s lacks the other participant", room.ID)
+				Expect(room.User.ID).NotTo(Equal(e.me(0)), "one-to-one room %s names the current user as the other participant", room.ID)
+			}
+			if oneToOne == 0 {
+				Skip("user 1 has no one-to-one room")
+			}
+		})
+
+		r.it("hides a room for the user when asked", ids("ROOM-HIDE"), func() {
+			e := env()
+			if e.Target.HideRoom == "" {
+				Skip("hiding a room is destructive: name hide_room in the target description to allow it")
+			}
+			resp := e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + e.Target.HideRoom})
+			Expect(resp.Status).To(BeNumerically(">=", 200), "%s", explain(resp, "status"))
+			Expect(resp.Status).To(BeNumerically("<", 300), "%s", explain(resp, "status"))
+		})
+	})
+
+	r.describe("GET /v1/user/{userId}/channels", func() {
+		r.it("lists only USER_CHANNEL rooms, without userCount and with security", ids("CHANNEL-LIST", "CHANNEL-NO-USERCOUNT", "CHANNEL-SECURITY"), func() {
+			e := env()
+			channels := e.rooms(0, "channels")
+			if len(channels) == 0 {
+				Skip("user 1 has no channel")
+			}
+			for _, c := range channels {
+				Expect(c.PlatformType).To(Equal("USER_CHANNEL"), "channel %s", c.ID)
+				Expect(c.UserCount).To(BeNil(), "channel %s carries userCount", c.ID)
+				Expect(c.Security).NotTo(BeNil(), "channel %s carries no security", c.ID)
+			}
+		})
+	})
+
+	r.describe("GET /v1/user/{userId}/orgs", func() {
+		r.it("lists organisation entries, each with its room only when one exists", ids("ORG-LIST", "ORG-ROOM"), func() {
+			e := env()
+			var orgs []Organisation
+			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"}), &orgs)
+			if len(orgs) == 0 {
+				Skip("user 1 belongs to no organisation")
+			}
+			for _, o := range orgs {
+				Expect(o.Name).NotTo(BeEmpty())
+				if o.Room != nil {
+					Expect(o.Room.ID).NotTo(BeEmpty(), "organisation %s embeds a room without id", o.Name)
+				}
+			}
+		})
+	})
+
+	r.describe("GET /v1/user/{userId}/repos", func() {
+		r.it("lists repository entries, each with its room only when one exists", ids("REPO-LIST", "REPO-ROOM"), func() {
+			e := env()
+			var repos []Repository
+			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"}), &repos)
+			if len(repos) == 0 {
+				Skip("user 1 has no repository")
+			}
+			for _, p := range repos {
+				Expect(p.Name).NotTo(BeEmpty())
+				if p.Room != nil {
+					Expect(p.Room.ID).NotTo(BeEmpty(), "repository %s embeds a room without id", p.Name)
+				}
+			}
+		})
+
+		r.it("lists private repositories for a user who granted access", ids("REPO-PRIVATE-GRANTED"), func() {
+			e := env()
+			checked := false
+			for u, usr := range e.Users {
+				if usr.PrivateReposGranted == nil || !*usr.PrivateReposGranted {
+					continue
+				}
+				checked = true
+				var repos []Repository
+				expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos"}), &repos)
+				private := 0
+				for _, p := range repos {
+					if p.Private {
+						private++
+					}
+				}
+				Expect(private).To(BeNumerically(">", 0), "user %d granted private access but sees no private repository", u+1)
+				break
+			}
+			if !checked {
+				Skip("no user is described with private_repos_granted: true")
+			}
+		})
+
+		r.it("lists no private repository for a user who did not grant access", ids("REPO-PRIVATE-WITHHELD"), func() {
+			e := env()
+			checked := false
+			for u, usr := range e.Users {
+				if usr.PrivateReposGranted == nil || *usr.PrivateReposGranted {
+					continue
+				}
+				checked = true
+				var repos []Repository
+				expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos"}), &repos)
+				for _, p := range repos {
+					Expect(p.Private).To(BeFalse(), "user %d did not grant private access but sees private repository %s", u+1, p.Name)
+				}
+			}
+			if !checked {
+				Skip("no user is described with private_repos_granted: false")
+			}
+		})
+	})
+}

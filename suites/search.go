@@ -1,0 +1,47 @@
+package suites
+
+import (
+	"strconv"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+func requestList(room string, query map[string][]string) client.Request {
+	return client.Request{Method: "GET", Path: messagesPath(room), Query: query, Invalid: isOverLimit(query)}
+}
+
+// isOverLimit marks list requests outside the document's bounds as
+// deliberately invalid, so only their responses are validated.
+func isOverLimit(query map[string][]string) bool {
+	for _, l := range query["limit"] {
+		if n, err := strconv.Atoi(l); err != nil || n > 100 {
+			return true
+		}
+	}
+	for _, s := range query["skip"] {
+		if n, err := strconv.Atoi(s); err != nil || n > 5000 {
+			return true
+		}
+	}
+	return false
+}
+
+func searchSpecs(r *registry, env func() *Env) {
+	r.describe("GET /v1/rooms/{roomId}/chatMessages?q=", func() {
+		r.it("finds a message by a unique word", ids("SEARCH-Q"), func() {
+			e := env()
+			room := e.writeRoom()
+			text, marker := e.text()
+			m := e.send(0, room, text)
+			e.eventually(func(g Gomega) {
+				var ms []Message
+				resp := e.call(0, requestList(room, q("q", marker)))
+				g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
+				g.Expect(resp.JSON(&ms)).To(Succeed())
+				g.Expect(idsOf(ms)).To(ContainElement(m.ID), "searching for %q", marker)
+			})
+		})
+	})
+}

@@ -1,0 +1,83 @@
+package suites
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func unreadSpecs(r *registry, env func() *Env) {
+	r.describe("GET and POST /v1/user/{userId}/rooms/{roomId}/unreadItems", func() {
+		r.it("answers an object with chat and mention lists of ids", ids("UNREAD-SHAPE"), func() {
+			e := env()
+			un := e.unread(0, e.writeRoom())
+			Expect(un.Chat).NotTo(BeNil(), "chat")
+			Expect(un.Mention).NotTo(BeNil(), "mention")
+		})
+
+		r.it("lists another user's new message as unread chat and a mention as unread mention", ids("UNREAD-CHAT", "UNREAD-MENTION", "UNREAD-FLAG"), func() {
+			e := env()
+			e.needUsers(2)
+			room := e.writeRoom()
+			text, _ := e.text()
+			plain := e.send(1, room, text)
+			ping := e.send(1, room, "@"+e.Users[0].Username+" "+text)
+			e.eventually(func(g Gomega) {
+				un := e.unread(0, room)
+				g.Expect(un.Chat).To(ContainElements(plain.ID, ping.ID), "unread chat of user 1")
+				g.Expect(un.Mention).To(ContainElement(ping.ID), "unread mentions of user 1")
+				g.Expect(un.Mention).NotTo(ContainElement(plain.ID), "a message without a mention is listed as a mention")
+			})
+			Expect(e.getMessage(0, room, plain.ID).Unread).To(BeTrue(), "unread flag for user 1")
+			Expect(e.getMessage(1, room, plain.ID).Unread).To(BeFalse(), "unread flag for the author")
+		})
+
+		r.it("marks messages read: they leave the lists, readBy rises and the flag clears", ids("UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG"), func() {
+			e := env()
+			e.needUsers(2)
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(1, room, "@"+e.Users[0].Username+" "+text)
+			e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID)) })
+			before := e.getMessage(0, room, m.ID).ReadBy
+			By("marking the message read as user 1")
+			e.markRead(0, room, m.ID)
+			e.eventually(func(g Gomega) {
+				un := e.unread(0, room)
+				g.Expect(un.Chat).NotTo(ContainElement(m.ID))
+				g.Expect(un.Mention).NotTo(ContainElement(m.ID))
+			})
+			got := e.getMessage(0, room, m.ID)
+			Expect(got.ReadBy).To(Equal(before+1), "readBy after user 1 read it")
+			Expect(got.Unread).To(BeFalse())
+		})
+
+		r.it("keeps the room's unreadItems and mentions in agreement with the lists", ids("UNREAD-ROOM-COUNTS"), func() {
+			e := env()
+			e.needUsers(2)
+			room := e.writeRoom()
+			text, _ := e.text()
+			e.send(1, room, "@"+e.Users[0].Username+" "+text)
+			e.eventually(func(g Gomega) {
+				un := e.unread(0, room)
+				var found *Room
+				for _, rm := range e.rooms(0, "rooms") {
+					if rm.ID == room {
+						found = &rm
+					}
+				}
+				if found == nil {
+					Skip("the write room is not in user 1's rooms list")
+				}
+				if found.UnreadItems == nil && found.Mentions == nil {
+					Skip("the room carries neither unreadItems nor mentions")
+				}
+				if found.UnreadItems != nil {
+					g.Expect(*found.UnreadItems).To(Equal(len(un.Chat)), "room unreadItems vs unread chat list")
+				}
+				if found.Mentions != nil {
+					g.Expect(*found.Mentions).To(Equal(len(un.Mention)), "room mentions vs unread mention list")
+				}
+			})
+		})
+	})
+}

@@ -1,0 +1,37 @@
+package suites
+
+import (
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+func userSpecs(r *registry, env func() *Env) {
+	r.describe("GET /v1/user", func() {
+		r.it("answers an array holding exactly the token's user", ids("USER-GET-ARRAY", "USER-SHAPE", "AUTH-CURRENT-USER"), func() {
+			e := env()
+			seen := map[string]bool{}
+			for u := range e.Users {
+				var users []User
+				expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user"}), &users)
+				Expect(users).To(HaveLen(1))
+				Expect(users[0].ID).To(Equal(e.me(u)), "user %d", u+1)
+				Expect(users[0].Username).NotTo(BeEmpty())
+				Expect(users[0].URL).To(HavePrefix("/"))
+				Expect(seen).NotTo(HaveKey(users[0].ID), "two tokens identified the same user")
+				seen[users[0].ID] = true
+			}
+		})
+
+		r.it("carries v only as an integer, and only where it chooses to", ids("USER-V-OPTIONAL"), func() {
+			e := env()
+			resp := e.call(0, client.Request{Method: "GET", Path: "/v1/user"})
+			expectStatus(resp, 200)
+			var raw []map[string]any
+			Expect(resp.JSON(&raw)).To(Succeed())
+			if v, ok := raw[0]["v"]; ok {
+				Expect(v).To(BeNumerically(">=", 0))
+			}
+		})
+	})
+}
