@@ -12,7 +12,7 @@ import (
 // element is a parsed HTML element of interest.
 type element struct {
 	tag, class, text string
-	attrs           map[string]string
+	attrs            map[string]string
 }
 
 // elements parses a message's html as a fragment, the way a browser would,
