@@ -376,6 +376,15 @@ func TestCatalogue(t *testing.T) {
 	if _, ok := c.Lookup("MSG-SEND-200"); !ok {
 		t.Error("MSG-SEND-200 missing")
 	}
+	// Ids cited in texts and reasons exist.
+	cited := regexp.MustCompile(`\b[A-Z]+(-[A-Z0-9]+)+\b`)
+	for _, r := range c.Requirements {
+		for _, id := range cited.FindAllString(r.Text+" "+r.Reason, -1) {
+			if _, ok := c.Lookup(id); !ok && strings.Count(id, "-") > 0 && id != "UTF-16" {
+				t.Errorf("%s cites %s, which is not in the catalogue", r.ID, id)
+			}
+		}
+	}
 	for _, bad := range []string{
 		"requirements: [{id: A-B, level: core, section: Limits, text: x}, {id: A-B, level: core, section: Limits, text: y}]",
 		"requirements: [{id: A-B, level: core, section: Nowhere, text: x}]",

@@ -137,6 +137,17 @@ func TestTransportFailures(t *testing.T) {
 	}
 }
 
+func TestShortTokensAreRedactedOnlyWhereCredentialsGo(t *testing.T) {
+	c, rec := newClient(t, reply(200, `[`+user+`]`), func(c *Config) { c.Secrets = []string{"x"} })
+	if _, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: "x", Place: QueryToken, Header: http.Header{"X-Access-Token": {"x"}}}); err != nil {
+		t.Fatal(err)
+	}
+	e := rec.Exchanges()[0]
+	if strings.Contains(e.URL, "access_token=x") || e.RequestHeader.Get("X-Access-Token") != redacted || !strings.Contains(e.ResponseBody, "avatarUrlSmall") {
+		t.Errorf("url %s, header %v, body %s", e.URL, e.RequestHeader, e.ResponseBody)
+	}
+}
+
 func TestRecordsAreRedacted(t *testing.T) {
 	echo := func(w http.ResponseWriter, r *http.Request) {
 		reply(200, `[`+strings.Replace(user, "Ada", token, 1)+`]`)(w, r)

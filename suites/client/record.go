@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -113,10 +114,17 @@ func (c *Client) record(r Request, req *http.Request, body []byte, out *Response
 	return e
 }
 
-// redact replaces every secret in s, in plain and URL-escaped form.
+// minSecret is the shortest secret replaced wherever it occurs; shorter
+// ones (a test token like "x") are redacted only where credentials go,
+// so that unrelated text is not mangled.
+const minSecret = 8
+
+// redact replaces credentials in s: the value of access_token in a URL, and
+// every secret of minSecret characters or more, plain or URL-escaped.
 func (c *Client) redact(s string) string {
+	s = tokenParam.ReplaceAllString(s, "${1}"+redacted)
 	for _, t := range c.cfg.Secrets {
-		if t == "" {
+		if len(t) < minSecret {
 			continue
 		}
 		s = strings.ReplaceAll(s, t, redacted)
@@ -127,11 +135,25 @@ func (c *Client) redact(s string) string {
 	return s
 }
 
+var tokenParam = regexp.MustCompile(`((?:^|[?&])access_token=)[^&#\s"]*`)
+
 func (c *Client) redactHeader(h http.Header) http.Header {
 	out := make(http.Header, len(h))
 	for k, vs := range h {
 		for _, v := range vs {
-			out[k] = append(out[k], c.redact(v))
+			switch strings.ToLower(k) {
+			case "authorization":
+				if scheme, _, ok := strings.Cut(v, " "); ok {
+					v = scheme + " " + redacted
+				} else {
+					v = redacted
+				}
+			case "x-access-token":
+				v = redacted
+			default:
+				v = c.redact(v)
+			}
+			out[k] = append(out[k], v)
 		}
 	}
 	return out

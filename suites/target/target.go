@@ -88,9 +88,23 @@ func Parse(raw []byte) (*Description, error) {
 		if errors.Is(err, io.EOF) { // an empty file: Check reports what is missing
 			return &d, nil
 		}
-		return nil, &Error{Key: keyOf(err.Error()), Reason: err.Error()}
+		if key := keyOf(err.Error()); key != "" {
+			return nil, &Error{Key: key, Reason: "unknown key (" + lineOf(err.Error()) + "); a typo here would silently turn checks off, so it is refused"}
+		}
+		return nil, &Error{Reason: err.Error()}
 	}
 	return &d, nil
+}
+
+// lineOf pulls "line N" out of a yaml.v3 error.
+func lineOf(msg string) string {
+	if i := strings.Index(msg, "line "); i >= 0 {
+		rest := msg[i:]
+		if j := strings.Index(rest, ":"); j >= 0 {
+			return rest[:j]
+		}
+	}
+	return "unknown line"
 }
 
 // keyOf pulls the key out of yaml.v3's "field x not found in type ..." error.

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Ginkgo runs its specs once per process, so a full run happens in a child
+// process: the test binary re-executed with CHATCONFORM_MAIN=1 runs main.
+func TestMain(m *testing.M) {
+	if os.Getenv("CHATCONFORM_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func chatconform(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "CHATCONFORM_MAIN=1", "CHAT_BASE_URL=", "CHAT_TOKEN=")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String()
+}
+
+func TestDefaultRunChecksTheBundledReferenceAndPasses(t *testing.T) {
+	dir := t.TempDir()
+	junit, report := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json")
+	code, out := chatconform(t, "--seed", "42", "--junit", junit, "--json", report, "--html", filepath.Join(dir, "r.html"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	for _, want := range []string{"profile reference, seed 42", "PASS     MSG-SEND-200", "chatconform: PASS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	var s Summary
+	raw, err := os.ReadFile(report)
+	if err != nil || json.Unmarshal(raw, &s) != nil {
+		t.Fatalf("json report: %v", err)
+	}
+	if s.Seed != 42 || s.Counts[pass] < 80 || s.Counts[fail] != 0 || s.Requests == 0 {
+		t.Errorf("summary %+v", s.Counts)
+	}
+	x, err := os.ReadFile(junit)
+	var suites struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+	}
+	if err != nil || xml.Unmarshal(x, &suites) != nil || suites.Tests < 60 || suites.Failures != 0 {
+		t.Errorf("junit: %v %+v", err, suites)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo.yaml")
+	_ = os.WriteFile(typo, []byte("base_url: https://127.0.0.1:1\nuser:\n  - token: t\n"), 0o644)
+	down := filepath.Join(dir, "down.yaml")
+	_ = os.WriteFile(down, []byte("base_url: https://127.0.0.1:1\nusers:\n  - token: t\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--profile", "strict"}, 2, "unknown profile"},
+		{[]string{"--target", filepath.Join(dir, "none.yaml")}, 2, "no such file"},
+		{[]string{"--target", typo}, 2, "user: unknown key"},
+		{[]string{"--base-url", "http://x", "--token", "t"}, 2, "HTTPS only"},
+		{[]string{"--base-url", "https://x"}, 2, "users"},
+		{[]string{"--target", down}, 3, "could not be reached"},
+		{[]string{"stray"}, 2, "unexpected argument"},
+	} {
+		var out, errw bytes.Buffer
+		code := run(context.Background(), tc.args, func(string) string { return "" }, &out, &errw)
+		if code != tc.code || !strings.Contains(errw.String(), tc.says) {
+			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", tc.args, code, tc.code, errw.String(), tc.says)
+		}
+	}
+}
+
+func TestListNamesEveryRequirementAndItsChecks(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"--list"}, func(string) string { return "" }, &out, &out); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"MSG-SEND-200", "check: POST /v1/rooms/{roomId}/chatMessages answers 200", "REF-LIMIT", "not checkable: "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--list lacks %q", want)
+		}
+	}
+	out.Reset()
+	run(context.Background(), []string{"--list", "--profile", "core"}, func(string) string { return "" }, &out, &out)
+	if strings.Contains(out.String(), "\nREF-LIMIT ") {
+		t.Error("--list --profile core shows reference requirements")
+	}
+}

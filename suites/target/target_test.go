@@ -1,0 +1,73 @@
+package target
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadAndCheck(t *testing.T) {
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "t.yaml")
+	good := "base_url: https://chat.example.com/api\nca_file: ca.pem\nusers:\n  - token: t1\n    private_repos_granted: true\n  - token: t2\nrooms:\n  org: o1\nwrite_room: w\n"
+	if err := os.WriteFile(file, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if d.CAFile != ca || d.MountPath() != "/api" || d.Users[0].Name != "user1" || *d.Users[0].PrivateReposGranted != true || d.Rooms.Org != "o1" {
+		t.Errorf("%+v", d)
+	}
+	// JSON is YAML.
+	if _, err := Parse([]byte(`{"base_url":"https://x","users":[{"token":"t"}]}`)); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestBadDescriptionsNameTheKey(t *testing.T) {
+	for _, tc := range []struct{ yaml, key string }{
+		{"base_url: https://x\nuser:\n  - token: t\n", "user"},
+		{"base_url: https://x\nusers:\n  - token: t\n    tokn: u\n", "tokn"},
+		{"users:\n  - token: t\n", "base_url"},
+		{"base_url: http://x\nusers:\n  - token: t\n", "base_url"},
+		{"base_url: https://x/v1\nusers:\n  - token: t\n", "base_url"},
+		{"base_url: https://x\n", "users"},
+		{"base_url: https://x\nusers:\n  - name: a\n", "users[0].token"},
+		{"base_url: https://x\nca_file: /nonexistent/ca.pem\nusers:\n  - token: t\n", "ca_file"},
+	} {
+		d, err := Parse([]byte(tc.yaml))
+		if err == nil {
+			err = d.Check()
+		}
+		var te *Error
+		if !errors.As(err, &te) || te.Key != tc.key {
+			t.Errorf("%q: error %v, want one about %s", tc.yaml, err, tc.key)
+		}
+	}
+}
+
+func TestFlagBeatsEnvBeatsFile(t *testing.T) {
+	d, _ := Parse([]byte("base_url: https://file\nusers:\n  - token: file1\n    id: abc\n"))
+	env := FromEnv(func(k string) string {
+		return map[string]string{"CHAT_BASE_URL": "https://env", "CHAT_TOKEN": "env1", "CHAT_TOKEN_2": "env2"}[k]
+	})
+	d.Apply(env)
+	d.Apply(Overrides{BaseURL: "https://flag"})
+	if d.BaseURL != "https://flag" || len(d.Users) != 2 || d.Users[0].Token != "env1" || d.Users[0].ID != "" || d.Users[1].Token != "env2" {
+		t.Errorf("%+v", d)
+	}
+	if !strings.HasPrefix(d.BaseURL, "https://") {
+		t.Fail()
+	}
+}
