@@ -46,8 +46,10 @@ func messageSpecs(r *registry, env func() *Env) {
 			got := e.getMessage(0, room, m.ID)
 			Expect(got.ID).To(Equal(m.ID))
 			Expect(got.Text).To(Equal(text))
-			listed := e.list(0, room, q("beforeId", e.send(0, room, "anchor "+e.Marker()).ID, "limit", "10"))
-			Expect(idsOf(listed)).To(ContainElement(m.ID), "the new message is not listed just before a later one")
+			// aroundId must include its anchor (PAGE-AROUNDID): a way to find the
+			// message in a list that other traffic cannot push it out of.
+			listed := e.list(0, room, q("aroundId", m.ID, "limit", "10"))
+			Expect(idsOf(listed)).To(ContainElement(m.ID), "the new message is not listed around itself")
 		})
 
 		r.it("sends meta as an empty object and never gv", ids("MSG-META-EMPTY", "MSG-NO-GV"), func() {
@@ -116,7 +118,7 @@ func versioningSpecs(r *registry, env func() *Env) {
 			Expect(got.V).To(Equal(5))
 			Expect(got.Text).To(Equal(last.Text))
 			Expect(got.EditedAt).NotTo(BeNil())
-			listed := e.list(0, room, q("beforeId", e.send(0, room, "anchor "+e.Marker()).ID, "limit", "5"))
+			listed := e.list(0, room, q("aroundId", m.ID, "limit", "5"))
 			found := false
 			for _, l := range listed {
 				if l.ID == m.ID {
