@@ -42,6 +42,9 @@ func pathUser(r *http.Request) (string, error) {
 
 func (s *Server) handleCurrentUser() http.Handler {
 	return s.handler(func(r *http.Request) (any, error) {
+		if s.broken("AUTH-CURRENT-USER") {
+			return []UserView{s.store.firstUser().view}, nil
+		}
 		return []UserView{s.store.User(caller(r).ID)}, nil
 	})
 }
@@ -99,7 +102,7 @@ func (s *Server) handleMarkRead() http.Handler {
 
 func (s *Server) handleListMessages() http.Handler {
 	return s.handler(func(r *http.Request) (any, error) {
-		q, err := parseQuery(r.URL.Query())
+		q, err := s.parseQuery(r.URL.Query())
 		if err != nil {
 			return nil, err
 		}
@@ -110,21 +113,26 @@ func (s *Server) handleListMessages() http.Handler {
 // parseQuery applies the list parameters' rules: limit defaults to 50 (also
 // for 0) and is clamped to 100; skip may not exceed 5000; negative or
 // non-integer numbers and malformed ids are refused.
-func parseQuery(v url.Values) (Query, error) {
+func (s *Server) parseQuery(v url.Values) (Query, error) {
 	q := Query{Limit: DefaultLimit, BeforeID: v.Get("beforeId"), AfterID: v.Get("afterId"), AroundID: v.Get("aroundId"), Q: v.Get("q")}
-	if s := v.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
+	if raw := v.Get("limit"); raw != "" {
+		n, err := strconv.Atoi(raw)
 		if err != nil || n < 0 {
 			return q, errorf(Invalid, "limit must be a non-negative integer")
 		}
 		q.Limit = min(n, MaxLimit)
-		if n == 0 {
+		switch {
+		case n == 0:
 			q.Limit = DefaultLimit
+		case s.broken("LIMIT-CAP"):
+			q.Limit = n
+		case s.broken("LIMIT-100") && n == MaxLimit:
+			q.Limit = MaxLimit - 1
 		}
 	}
-	if s := v.Get("skip"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 || n > MaxSkip {
+	if raw := v.Get("skip"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 0 || n > MaxSkip || (s.broken("LIMIT-SKIP-5000") && n > 4000) {
 			return q, errorf(Invalid, "skip must be an integer from 0 to 5000")
 		}
 		q.Skip = n
@@ -139,7 +147,11 @@ func parseQuery(v url.Values) (Query, error) {
 
 func (s *Server) handleMessage() http.Handler {
 	return s.handler(func(r *http.Request) (any, error) {
-		return s.store.Message(caller(r).ID, r.PathValue("roomId"), r.PathValue("messageId"))
+		m, err := s.store.Message(caller(r).ID, r.PathValue("roomId"), r.PathValue("messageId"))
+		if err == nil && s.broken("HTTP-GET-SAFE") {
+			_ = s.store.MarkRead(caller(r).ID, r.PathValue("roomId"), []string{r.PathValue("messageId")})
+		}
+		return m, err
 	})
 }
 

@@ -17,6 +17,10 @@ func (s *Server) routes() http.Handler {
 	api("/v1/rooms/{roomId}/chatMessages", methods{"GET": s.handleListMessages(), "POST": s.handleSend()})
 	api("/v1/rooms/{roomId}/chatMessages/{messageId}", methods{"GET": s.handleMessage(), "PUT": s.handleEdit()})
 
+	if s.broken("HTTP-V1-PREFIX") {
+		api("/user", methods{"GET": s.handleCurrentUser()})
+	}
+
 	// Anything else is a JSON 404, never the mux's text/plain one.
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, r, errorf(NotFound, "no such path"))

@@ -43,8 +43,10 @@ func messageSpecs(r *registry, env func() *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
+			later, _ := e.text()
+			e.send(0, room, later) // so that m is not the newest message
 			got := e.getMessage(0, room, m.ID)
-			Expect(got.ID).To(Equal(m.ID))
+			Expect(got.ID).To(Equal(m.ID), "asked for one message, got another")
 			Expect(got.Text).To(Equal(text))
 			// aroundId must include its anchor (PAGE-AROUNDID): a way to find the
 			// message in a list that other traffic cannot push it out of.

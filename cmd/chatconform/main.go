@@ -41,6 +41,7 @@ Usage:
   chatconform --target FILE [flags]            check the server a target description names (profile core)
   chatconform --base-url URL --token T [--token T2] [flags]
   chatconform --list                           list the checks and the requirements they verify
+  chatconform selftest                         prove the checks against planted faults and conforming variants
 
 Examples:
   chatconform
@@ -61,6 +62,7 @@ func (t *tokens) Set(v string) error { *t = append(*t, v); return nil }
 
 type options struct {
 	targetFile, baseURL, profile, labelFilter, focus string
+	fault, variant                                   string
 	junit, jsonOut, htmlOut                          string
 	tokens                                           tokens
 	seed                                             uint64
@@ -76,6 +78,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "selftest" {
+		return selftest(ctx, args[1:], stdout, stderr)
+	}
 	var o options
 	fs := flag.NewFlagSet("chatconform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -94,6 +99,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.BoolVar(&o.verbose, "v", false, "print every check as it runs")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "timeout of each request")
 	fs.DurationVar(&o.eventually, "eventually", 5*time.Second, "how long search and unread state may lag behind a write")
+	fs.StringVar(&o.fault, "inject-fault", "", "self-test only: plant this fault in the bundled server (see chatconform selftest)")
+	fs.StringVar(&o.variant, "variant", "", "self-test only: run the bundled server as this conforming variant")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitPass
@@ -125,8 +132,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, "chatconform:", err)
 		return exitUsage
 	}
+	if err := checkSelftestFlags(o, bundledTarget); err != nil {
+		fmt.Fprintln(stderr, "chatconform:", err)
+		return exitUsage
+	}
 	if bundledTarget {
-		srv, err := bundled.Start(o.seed, reference.Config{})
+		cfg := reference.Config{Variant: o.variant}
+		if o.fault != "" {
+			cfg.Faults = []string{o.fault}
+		}
+		srv, err := bundled.Start(o.seed, cfg)
 		if err != nil {
 			fmt.Fprintln(stderr, "chatconform: starting the bundled reference server:", err)
 			return exitHarness
@@ -141,7 +156,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		profile = spec.Core
 	}
 	where := d.BaseURL
-	if bundledTarget {
+	switch {
+	case o.fault != "":
+		where += " (bundled reference server with fault " + o.fault + ")"
+	case o.variant != "":
+		where += " (bundled reference server, variant " + o.variant + ")"
+	case bundledTarget:
 		where += " (bundled reference server)"
 	}
 	fmt.Fprintf(stdout, "chatconform: profile %s, seed %d, target %s\n", profile, o.seed, where)
@@ -233,6 +253,23 @@ func combineFilters(user, profile string) string {
 		return user
 	}
 	return "(" + user + ") && " + profile
+}
+
+func checkSelftestFlags(o options, bundledTarget bool) error {
+	if (o.fault != "" || o.variant != "") && !bundledTarget {
+		return fmt.Errorf("--inject-fault and --variant apply to the bundled server only; leave out the target")
+	}
+	if o.fault != "" {
+		if _, ok := reference.LookupFault(o.fault); !ok {
+			return fmt.Errorf("--inject-fault: unknown fault %q (chatconform selftest lists them)", o.fault)
+		}
+	}
+	if o.variant != "" {
+		if _, ok := reference.LookupVariant(o.variant); !ok {
+			return fmt.Errorf("--variant: unknown variant %q (chatconform selftest lists them)", o.variant)
+		}
+	}
+	return nil
 }
 
 // failRecorder stands in for *testing.T: Ginkgo only needs Fail.

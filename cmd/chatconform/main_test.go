@@ -110,3 +110,33 @@ func TestListNamesEveryRequirementAndItsChecks(t *testing.T) {
 		t.Error("--list --profile core shows reference requirements")
 	}
 }
+
+// The self-test: the core profile against every planted fault (each must be
+// caught by a check labelled with the requirement it breaks) and every
+// conforming variant (each must pass). It builds a plain chatconform binary
+// so that its 80 child runs are not slowed by the race detector.
+func TestSelfTestCatchesEveryFaultAndPassesEveryVariant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the self-test takes about two minutes")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "chatconform")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	matrix := os.Getenv("CHATCONFORM_SELFTEST_MATRIX")
+	if matrix == "" {
+		matrix = filepath.Join(dir, "selftest-matrix.txt")
+	}
+	cmd := exec.Command(bin, "selftest", "--matrix", matrix)
+	out, err := cmd.CombinedOutput()
+	t.Logf("kill matrix (%s):\n%s", matrix, out)
+	if err != nil {
+		t.Fatalf("selftest: %v", err)
+	}
+	if !strings.Contains(string(out), " 0 problem(s)") {
+		t.Fatal("selftest reported problems")
+	}
+}

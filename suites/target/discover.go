@@ -9,8 +9,10 @@ import (
 
 // Discover fills in what the description left out: each user's id and
 // username (GET /v1/user), a room of each kind for user 1, and a write room
-// shared by users 1 and 2. A token the target refuses is a description error
-// naming the user; a target that cannot be reached is a *client.TransportError.
+// shared by users 1 and 2. A token the target refuses both as a bearer
+// header and as a query parameter is a description error naming the user; a
+// target that cannot be reached is a *client.TransportError. Room lists that
+// do not decode leave hints empty: the checks report the broken list.
 func (d *Description) Discover(ctx context.Context, c *client.Client) error {
 	for i := range d.Users {
 		u := &d.Users[i]
@@ -22,7 +24,11 @@ func (d *Description) Discover(ctx context.Context, c *client.Client) error {
 			Username string `json:"username"`
 		}
 		if err := getJSON(ctx, c, u.Token, "/v1/user", &me); err != nil {
-			return describe(fmt.Sprintf("users[%d].token", i), err)
+			// A server that ignores the bearer header should fail the
+			// bearer check, not look like a bad token.
+			if retry := getJSONQueryToken(ctx, c, u.Token, "/v1/user", &me); retry != nil {
+				return describe(fmt.Sprintf("users[%d].token", i), err)
+			}
 		}
 		if len(me) != 1 || me[0].ID == "" {
 			return &Error{Key: fmt.Sprintf("users[%d]", i), Reason: "GET /v1/user did not answer with one user carrying an id; give id and username in the description"}
@@ -33,6 +39,10 @@ func (d *Description) Discover(ctx context.Context, c *client.Client) error {
 		if u.Username == "" {
 			u.Username = me[0].Username
 		}
+	}
+	h := d.Rooms
+	if h.OneToOne != "" && h.Org != "" && h.Repo != "" && h.Channel != "" && d.WriteRoom != "" {
+		return nil
 	}
 	rooms, err := d.roomsOf(ctx, c, 0)
 	if err != nil {
@@ -83,10 +93,11 @@ type roomRef struct {
 
 func (d *Description) roomsOf(ctx context.Context, c *client.Client, i int) ([]roomRef, error) {
 	var rooms []roomRef
-	if err := getJSON(ctx, c, d.Users[i].Token, "/v1/user/"+d.Users[i].ID+"/rooms", &rooms); err != nil {
-		return nil, describe(fmt.Sprintf("users[%d]", i), err)
+	err := getJSON(ctx, c, d.Users[i].Token, "/v1/user/"+d.Users[i].ID+"/rooms", &rooms)
+	if _, unreachable := err.(*client.TransportError); unreachable {
+		return nil, err
 	}
-	return rooms, nil
+	return rooms, nil // on any other error: no hints; the room checks will say why
 }
 
 func intersect(a, b []roomRef) []roomRef {
@@ -115,6 +126,17 @@ func (e *statusError) Error() string {
 
 func getJSON(ctx context.Context, c *client.Client, token, path string, v any) error {
 	resp, err := c.Do(ctx, client.Request{Method: "GET", Path: path, Token: token})
+	if err != nil {
+		return err
+	}
+	if resp.Status != 200 {
+		return &statusError{path: path, status: resp.Status, body: resp.Body}
+	}
+	return resp.JSON(v)
+}
+
+func getJSONQueryToken(ctx context.Context, c *client.Client, token, path string, v any) error {
+	resp, err := c.Do(ctx, client.Request{Method: "GET", Path: path, Token: token, Place: client.QueryToken})
 	if err != nil {
 		return err
 	}
