@@ -1,6 +1,10 @@
 package reference
 
-import "net/http"
+import (
+	"net/http"
+	"path"
+	"strings"
+)
 
 // routes lists the whole API surface, in the order of the API document.
 func (s *Server) routes() http.Handler {
@@ -22,10 +26,19 @@ func (s *Server) routes() http.Handler {
 	}
 
 	// Anything else is a JSON 404, never the mux's text/plain one.
-	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.log, r, errorf(NotFound, "no such path"))
-	}))
-	return mux
+	})
+	mux.Handle("/", notFound)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The mux would redirect an unclean path (/v1//user, /v1/./user)
+		// with an empty body; no such path is part of the API.
+		if !clean(r.URL.Path) {
+			notFound(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // methods dispatches on the request method and answers a JSON 405 (with
@@ -50,4 +63,13 @@ func (m methods) handler(s *Server) http.Handler {
 		w.Header().Set("Allow", allow)
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": http.StatusText(http.StatusMethodNotAllowed)})
 	})
+}
+
+// clean reports whether p is already in the canonical form the mux wants.
+func clean(p string) bool {
+	want := path.Clean(p)
+	if strings.HasSuffix(p, "/") && want != "/" {
+		want += "/"
+	}
+	return p != "" && want == p
 }
