@@ -1,6 +1,8 @@
 package suites
 
 import (
+	"fmt"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -119,45 +121,41 @@ func roomSpecs(r *registry, env func() *Env) {
 
 		r.it("lists private repositories for a user who granted access", ids("REPO-PRIVATE-GRANTED"), func() {
 			e := env()
-			checked := false
-			for u, usr := range e.Users {
-				if usr.PrivateReposGranted == nil || !*usr.PrivateReposGranted {
-					continue
-				}
-				checked = true
-				var repos []Repository
-				expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos"}), &repos)
-				private := 0
-				for _, p := range repos {
-					if p.Private {
-						private++
-					}
-				}
-				Expect(private).To(BeNumerically(">", 0), "user %d granted private access but sees no private repository", u+1)
-				break
-			}
-			if !checked {
-				Skip("no user is described with private_repos_granted: true")
-			}
+			u := e.userWhoGranted(true)
+			Expect(e.privateRepos(u)).NotTo(BeEmpty(), "user %d granted private access but sees no private repository", u+1)
 		})
 
 		r.it("lists no private repository for a user who did not grant access", ids("REPO-PRIVATE-WITHHELD"), func() {
 			e := env()
-			checked := false
-			for u, usr := range e.Users {
-				if usr.PrivateReposGranted == nil || *usr.PrivateReposGranted {
-					continue
-				}
-				checked = true
-				var repos []Repository
-				expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos"}), &repos)
-				for _, p := range repos {
-					Expect(p.Private).To(BeFalse(), "user %d did not grant private access but sees private repository %s", u+1, p.Name)
-				}
-			}
-			if !checked {
-				Skip("no user is described with private_repos_granted: false")
-			}
+			u := e.userWhoGranted(false)
+			Expect(e.privateRepos(u)).To(BeEmpty(), "user %d did not grant private access but sees private repositories", u+1)
 		})
 	})
+}
+
+// userWhoGranted returns the first user described with
+// private_repos_granted equal to granted, or skips the spec.
+func (e *Env) userWhoGranted(granted bool) int {
+	GinkgoHelper()
+	for u, usr := range e.Users {
+		if usr.PrivateReposGranted != nil && *usr.PrivateReposGranted == granted {
+			return u
+		}
+	}
+	Skip(fmt.Sprintf("no user is described with private_repos_granted: %v", granted))
+	return -1
+}
+
+// privateRepos lists the names of the private repositories user u sees.
+func (e *Env) privateRepos(u int) []string {
+	GinkgoHelper()
+	var repos []Repository
+	expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos"}), &repos)
+	var names []string
+	for _, p := range repos {
+		if p.Private {
+			names = append(names, p.Name)
+		}
+	}
+	return names
 }
