@@ -32,7 +32,10 @@ func (b *buffered) Header() http.Header         { return b.header }
 func (b *buffered) WriteHeader(code int)        { b.status = code }
 func (b *buffered) Write(p []byte) (int, error) { return b.buf.Write(p) }
 
-var hexID = regexp.MustCompile(`"([0-9a-f]{24})"`)
+var (
+	hexID      = regexp.MustCompile(`"([0-9a-f]{24})"`)
+	prefixedID = regexp.MustCompile(`"id-([0-9a-f]{24})"`)
+)
 
 // rewriting wraps next with the configured faults and variant. It is only
 // in the chain when one of them is set, so the plain server pays nothing.
@@ -180,7 +183,7 @@ func unprefixRequest(r *http.Request) {
 	if r.Body != nil {
 		var buf bytes.Buffer
 		_, _ = buf.ReadFrom(http.MaxBytesReader(nil, r.Body, maxBody))
-		body := regexp.MustCompile(`"id-([0-9a-f]{24})"`).ReplaceAll(buf.Bytes(), []byte(`"$1"`))
+		body := prefixedID.ReplaceAll(buf.Bytes(), []byte(`"$1"`))
 		r.Body = readCloser{bytes.NewReader(body)}
 		r.ContentLength = int64(len(body))
 	}

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"bytes"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -62,14 +63,12 @@ func NewRenderer() *Renderer {
 func without(list util.PrioritizedSlice, drop any) util.PrioritizedSlice {
 	out := list[:0:0]
 	for _, p := range list {
-		if typeName(p.Value) != typeName(drop) {
+		if reflect.TypeOf(p.Value) != reflect.TypeOf(drop) {
 			out = append(out, p)
 		}
 	}
 	return out
 }
-
-func typeName(v any) string { return strings.TrimPrefix(sprintType(v), "*") }
 
 // Render renders text.
 func (r *Renderer) Render(source string) Rendered {

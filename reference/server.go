@@ -9,6 +9,7 @@ package reference
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -179,7 +180,7 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				writeError(w, s.log, r, errorf(Internal, "panic: "+strings.TrimSpace(sprint(v))))
+				writeError(w, s.log, r, errorf(Internal, fmt.Sprintf("panic: %v", v)))
 			}
 		}()
 		next.ServeHTTP(w, r)

@@ -224,6 +224,14 @@ func (s *Store) messageView(r *room, msg *message, viewer string) MessageView {
 
 var mentionSpan = regexp.MustCompile(`<span data-link-type="mention" data-screen-name="[^"]*" class="mention">@([^<]*)</span>`)
 
+// asciiOnly drops every non-ASCII character (the MSG-SEND-TEXT fault).
+func asciiOnly(c rune) rune {
+	if c < 0x80 {
+		return c
+	}
+	return -1
+}
+
 func (s *Store) firstUser() *user {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -377,11 +385,10 @@ func (s *Store) memberRoom(roomID, viewer string) (*room, *membership, error) {
 func (s *Store) Unread(viewer, roomID string) (UnreadView, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	_, m, err := s.memberRoom(roomID, viewer)
+	r, m, err := s.memberRoom(roomID, viewer)
 	if err != nil {
 		return UnreadView{}, err
 	}
-	r := s.rooms[roomID]
 	return UnreadView{Chat: s.unreadIDs(r, m.unread), Mention: s.unreadIDs(r, m.mentions)}, nil
 }
 
@@ -592,7 +599,7 @@ func (s *Store) Send(viewer, roomID, text string, status bool) (RawJSON, error) 
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	if s.broken("MSG-SEND-TEXT") {
-		text = strings.Map(func(c rune) rune { return map[bool]rune{true: c, false: -1}[c < 0x80] }, text)
+		text = strings.Map(asciiOnly, text)
 	}
 	msg := &message{id: s.ids.next(now), from: s.users[viewer], text: text, status: status && !s.broken("MSG-SEND-STATUS"), sent: now, v: 1,
 		readBy: map[string]struct{}{}}

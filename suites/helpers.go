@@ -3,7 +3,6 @@ package suites
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -215,5 +214,3 @@ func (e *Env) eventually(f func(g Gomega)) {
 	GinkgoHelper()
 	Eventually(f).WithTimeout(e.Eventually).WithPolling(100 * time.Millisecond).Should(Succeed())
 }
-
-func statusText(code int) string { return http.StatusText(code) }

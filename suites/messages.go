@@ -1,6 +1,8 @@
 package suites
 
 import (
+	"context"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -144,7 +146,7 @@ func versioningSpecs(r *registry, env func() *Env) {
 					defer GinkgoRecover()
 					ok := 0
 					for i := range each {
-						resp, err := e.Client.Do(ctxBackground(), client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID,
+						resp, err := e.Client.Do(context.Background(), client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID,
 							Token: e.Users[0].Token, Body: map[string]string{"text": text + " w" + string(rune('a'+w)) + string(rune('a'+i))}})
 						if err == nil && resp.Status == 200 {
 							ok++

@@ -32,7 +32,7 @@ func errorBody(resp *client.Response, status int) {
 	expectStatus(resp, status)
 	var body map[string]any
 	Expect(resp.JSON(&body)).To(Succeed())
-	Expect(body).To(Equal(map[string]any{"error": statusText(status)}), "%s", explain(resp, "error body"))
+	Expect(body).To(Equal(map[string]any{"error": http.StatusText(status)}), "%s", explain(resp, "error body"))
 }
 
 func referenceSpecs(r *registry, env func() *Env) {

@@ -1,5 +1,0 @@
-package suites
-
-import "context"
-
-func ctxBackground() context.Context { return context.Background() }
