@@ -108,7 +108,13 @@ func Unreachable(err error) bool {
 // Marker returns a word unique to this run, process and call, to put in
 // texts the specs write so they can find their own messages.
 func (e *Env) Marker() string {
-	return fmt.Sprintf("%sn%d", e.marker, e.seq.Add(1))
+	m, _ := e.nextMarker()
+	return m
+}
+
+func (e *Env) nextMarker() (string, int64) {
+	n := e.seq.Add(1)
+	return fmt.Sprintf("%sn%d", e.marker, n), n
 }
 
 // Faker returns a generator seeded from the run seed and the spec's name, so

@@ -55,7 +55,7 @@ func expectStatus(resp *client.Response, want ...int) {
 	Expect(want).To(ContainElement(resp.Status), "%s", explain(resp, fmt.Sprintf("answered %d, want %v", resp.Status, want)))
 }
 
-// expect2xxJSON checks a success that carries JSON, decoding it into v.
+// expectOK checks a 200 that carries JSON, decoding it into v (when not nil).
 func expectOK(resp *client.Response, v any) {
 	GinkgoHelper()
 	expectStatus(resp, 200)
@@ -87,10 +87,12 @@ func (e *Env) reference() bool { return e.Profile == spec.Reference }
 func messagesPath(room string) string { return "/v1/rooms/" + room + "/chatMessages" }
 
 // text returns generated prose carrying a fresh run marker, and the marker.
+// The prose depends only on the seed, the spec and the call's sequence
+// number, so a run with the same seed writes the same words.
 func (e *Env) text() (string, string) {
 	GinkgoHelper()
-	m := e.Marker()
-	return e.Faker(CurrentSpecReport().FullText()+m).Sentence() + " " + m, m
+	m, n := e.nextMarker()
+	return e.Faker(fmt.Sprintf("%s#%d", CurrentSpecReport().FullText(), n)).Sentence() + " " + m, m
 }
 
 func (e *Env) send(u int, room, text string) Message {

@@ -21,7 +21,7 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
-	"github.com/chatrooms/conformance/suites/target"
+	"github.com/chatrooms/conformance/suites/bundled"
 )
 
 const usage = `chatref serves the reference Chat Rooms REST API over HTTPS.
@@ -155,12 +155,7 @@ func hostPort(a *net.TCPAddr, asked string) string {
 // writeTarget writes a description of this server. A self-signed CA goes to
 // a file beside it, named after it.
 func writeTarget(path, url string, w *fixtures.World, caPEM []byte, certFile string) error {
-	d := target.Description{BaseURL: url, WriteRoom: w.Hints.WriteRoom, HideRoom: w.Hints.HideRoom,
-		Rooms: target.RoomHints{Org: w.Hints.Org, Repo: w.Hints.Repo, Channel: w.Hints.Channel, OneToOne: w.Hints.OneToOne}}
-	for _, u := range w.Users {
-		granted := u.PrivateReposGranted
-		d.Users = append(d.Users, target.User{Name: u.Username, Token: u.Token, ID: u.ID, Username: u.Username, PrivateReposGranted: &granted})
-	}
+	d := bundled.Describe(w, url)
 	switch {
 	case caPEM != nil:
 		caPath := strings.TrimSuffix(path, filepath.Ext(path)) + "-ca.pem"
