@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"syscall"
 	"time"
 
@@ -122,6 +123,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if o.list {
 		return list(stdout, profile)
+	}
+	if err := checkSelection(o, profile); err != nil {
+		fmt.Fprintln(stderr, "chatconform:", err)
+		return exitUsage
 	}
 	if o.seed == 0 {
 		o.seed = uint64(time.Now().UnixNano()%1_000_000_000) + 1
@@ -253,6 +258,32 @@ func combineFilters(user, profile string) string {
 		return user
 	}
 	return "(" + user + ") && " + profile
+}
+
+// checkSelection refuses a --label-filter or --focus that is malformed or
+// selects no check: a run of nothing must not pass.
+func checkSelection(o options, p spec.Profile) error {
+	match := func(suites.Check) bool { return true }
+	if o.labelFilter != "" {
+		filter, err := types.ParseLabelFilter(o.labelFilter)
+		if err != nil {
+			return fmt.Errorf("--label-filter: %v", err)
+		}
+		match = func(c suites.Check) bool { return filter(append(append([]string(nil), c.IDs...), string(c.Profile))) }
+	}
+	var focus *regexp.Regexp
+	if o.focus != "" {
+		var err error
+		if focus, err = regexp.Compile(o.focus); err != nil {
+			return fmt.Errorf("--focus: %v", err)
+		}
+	}
+	for _, c := range suites.Checks() {
+		if (p != spec.Core || c.Profile == spec.Core) && match(c) && (focus == nil || focus.MatchString(c.Name)) {
+			return nil
+		}
+	}
+	return errors.New("--label-filter and --focus select no check (chatconform --list shows the ids and names)")
 }
 
 func checkSelftestFlags(o options, bundledTarget bool) error {

@@ -85,6 +85,11 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--base-url", "https://x"}, 2, "users"},
 		{[]string{"--target", down}, 3, "could not be reached"},
 		{[]string{"stray"}, 2, "unexpected argument"},
+		{[]string{"--label-filter", "(("}, 2, "--label-filter"},
+		{[]string{"--label-filter", "MSG-SEND-2000"}, 2, "select no check"},
+		{[]string{"--focus", "["}, 2, "--focus"},
+		{[]string{"--inject-fault", "NOPE"}, 2, "unknown fault"},
+		{[]string{"--variant", "x", "--base-url", "https://x", "--token", "t"}, 2, "bundled server only"},
 	} {
 		var out, errw bytes.Buffer
 		code := run(context.Background(), tc.args, func(string) string { return "" }, &out, &errw)
