@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+	"io"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -101,4 +102,32 @@ func BenchmarkBeforeIDMillion(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkPage100OverTLS serves 100-message pages over a real TLS
+// listener on loopback, with the client on the same two cores.
+func BenchmarkPage100OverTLS(b *testing.B) {
+	w := testWorld()
+	srv := httptest.NewTLSServer(New(w, Config{}))
+	defer srv.Close()
+	client := srv.Client()
+	client.Transport.(*http.Transport).MaxIdleConnsPerHost = 64
+	url := srv.URL + "/v1/rooms/" + w.Hints.Org + "/chatMessages?limit=100"
+	b.SetParallelism(4)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req, _ := http.NewRequest("GET", url, nil)
+			req.Header.Set("Authorization", "Bearer "+w.Users[0].Token)
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				b.Fatal(resp.Status)
+			}
+		}
+	})
 }
