@@ -13,21 +13,21 @@ import (
 
 func transportSpecs(r *registry, env func() *Env) {
 	r.describe("Transport and authentication", func() {
-		r.it("accepts the token as an Authorization Bearer header", ids("AUTH-BEARER"), func() {
-			e := env()
-			var users []User
-			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.Bearer}), &users)
-			Expect(users).To(HaveLen(1))
-			Expect(users[0].ID).To(Equal(e.me(0)))
-		})
-
-		r.it("accepts the token as the access_token query parameter", ids("AUTH-QUERY-TOKEN"), func() {
-			e := env()
-			var users []User
-			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.QueryToken}), &users)
-			Expect(users).To(HaveLen(1))
-			Expect(users[0].ID).To(Equal(e.me(0)))
-		})
+		for _, way := range []struct {
+			text, id string
+			place    client.TokenPlace
+		}{
+			{"accepts the token as an Authorization Bearer header", "AUTH-BEARER", client.Bearer},
+			{"accepts the token as the access_token query parameter", "AUTH-QUERY-TOKEN", client.QueryToken},
+		} {
+			r.it(way.text, ids(way.id), func() {
+				e := env()
+				var users []User
+				expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: way.place}), &users)
+				Expect(users).To(HaveLen(1))
+				Expect(users[0].ID).To(Equal(e.me(0)))
+			})
+		}
 
 		r.it("gives no data to a request without a token", ids("AUTH-REQUIRED"), func() {
 			e := env()
