@@ -57,6 +57,28 @@ type Response struct {
 	Exchange   *Exchange
 }
 
+// ViolationError reports that an exchange broke the document.
+type ViolationError struct {
+	Operation  string
+	Violations []spec.Violation
+}
+
+func (e *ViolationError) Error() string {
+	parts := make([]string, len(e.Violations))
+	for i, v := range e.Violations {
+		parts[i] = v.String()
+	}
+	return fmt.Sprintf("%s breaks the document: %s", e.Operation, strings.Join(parts, "; "))
+}
+
+// Err returns a *ViolationError when the exchange broke the document, else nil.
+func (r *Response) Err() error {
+	if len(r.Violations) == 0 {
+		return nil
+	}
+	return &ViolationError{Operation: r.Operation, Violations: r.Violations}
+}
+
 // JSON decodes the body into v.
 func (r *Response) JSON(v any) error {
 	if err := json.Unmarshal(r.Body, v); err != nil {

@@ -51,7 +51,7 @@ func TestValidResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 	var users []map[string]any
-	if resp.Operation != "getCurrentUser" || resp.Status != 200 || len(resp.Violations) != 0 || resp.JSON(&users) != nil || users[0]["username"] != "ada" {
+	if resp.Operation != "getCurrentUser" || resp.Status != 200 || resp.Err() != nil || resp.JSON(&users) != nil || users[0]["username"] != "ada" {
 		t.Fatalf("%+v", resp)
 	}
 }
@@ -68,6 +68,10 @@ func TestSchemaViolationNamesOperationPathRuleAndValue(t *testing.T) {
 	v := resp.Violations[0]
 	if v.Operation != "getCurrentUser" || v.Side != "response" || v.Location != "$[0].url" || v.Rule != "type" || v.Value != float64(42) {
 		t.Errorf("violation %+v", v)
+	}
+	var ve *ViolationError
+	if err := resp.Err(); !errors.As(err, &ve) || !strings.Contains(err.Error(), "$[0].url") {
+		t.Errorf("Err() = %v", err)
 	}
 }
 
