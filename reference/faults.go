@@ -65,7 +65,7 @@ var faultList = []Fault{
 		x.raw = []byte("<html><body>repositories</body></html>")
 	}),
 	behaviour("HTTP-GET-SAFE", "reading one message marks it read"),
-	behaviour("HTTP-V1-PREFIX", "the API also answers without the /v1 prefix"),
+	behaviour("HTTP-V1-PREFIX", "the current user is served at /user instead of /v1/user"),
 	behaviour("HTTP-TLS-ONLY", "the HTTPS port also serves plain http"),
 	behaviour("AUTH-BEARER", "the Authorization header is ignored"),
 	behaviour("AUTH-QUERY-TOKEN", "the access_token parameter is ignored"),

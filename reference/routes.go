@@ -11,7 +11,11 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := func(pattern string, m methods) { mux.Handle(pattern, s.authenticated(m.handler(s))) }
 
-	api("/v1/user", methods{"GET": s.handleCurrentUser()})
+	if s.broken("HTTP-V1-PREFIX") {
+		api("/user", methods{"GET": s.handleCurrentUser()}) // moved out of /v1
+	} else {
+		api("/v1/user", methods{"GET": s.handleCurrentUser()})
+	}
 	api("/v1/user/{userId}/rooms", methods{"GET": s.handleRooms()})
 	api("/v1/user/{userId}/rooms/{roomId}", methods{"DELETE": s.handleHideRoom()})
 	api("/v1/user/{userId}/rooms/{roomId}/unreadItems", methods{"GET": s.handleUnread(), "POST": s.handleMarkRead()})
@@ -20,10 +24,6 @@ func (s *Server) routes() http.Handler {
 	api("/v1/user/{userId}/channels", methods{"GET": s.handleChannels()})
 	api("/v1/rooms/{roomId}/chatMessages", methods{"GET": s.handleListMessages(), "POST": s.handleSend()})
 	api("/v1/rooms/{roomId}/chatMessages/{messageId}", methods{"GET": s.handleMessage(), "PUT": s.handleEdit()})
-
-	if s.broken("HTTP-V1-PREFIX") {
-		api("/user", methods{"GET": s.handleCurrentUser()})
-	}
 
 	// Anything else is a JSON 404, never the mux's text/plain one.
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

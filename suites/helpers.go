@@ -55,6 +55,14 @@ func expectStatus(resp *client.Response, want ...int) {
 	Expect(want).To(ContainElement(resp.Status), "%s", explain(resp, fmt.Sprintf("answered %d, want %v", resp.Status, want)))
 }
 
+// noData checks that a request that must not be served got neither data
+// (a 2xx) nor a server failure (a 5xx); any 3xx or 4xx is a refusal.
+func noData(resp *client.Response, what string) {
+	GinkgoHelper()
+	Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, "served "+what))
+	Expect(resp.Status).To(BeNumerically("<", 500), "%s", explain(resp, "failed on "+what))
+}
+
 // expectOK checks a 200 that carries JSON, decoding it into v (when not nil).
 func expectOK(resp *client.Response, v any) {
 	GinkgoHelper()

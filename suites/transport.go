@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -32,9 +33,7 @@ func transportSpecs(r *registry, env func() *Env) {
 		r.it("gives no data to a request without a token", ids("AUTH-REQUIRED"), func() {
 			e := env()
 			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms"} {
-				resp := e.call(0, client.Request{Method: "GET", Path: path, Place: client.NoToken, Invalid: true})
-				Expect(resp.Status).To(BeNumerically(">=", 400), "%s", explain(resp, "answered a request without a token"))
-				Expect(resp.Status).To(BeNumerically("<", 500), "%s", explain(resp, "failed on a request without a token"))
+				noData(e.call(0, client.Request{Method: "GET", Path: path, Place: client.NoToken, Invalid: true}), "a request without a token")
 			}
 		})
 
@@ -44,9 +43,7 @@ func transportSpecs(r *registry, env func() *Env) {
 			if bogus == e.Users[0].Token {
 				bogus = strings.Repeat("1", 40)
 			}
-			resp := e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: bogus, Invalid: true})
-			Expect(resp.Status).To(BeNumerically(">=", 400), "%s", explain(resp, "answered an unknown token"))
-			Expect(resp.Status).To(BeNumerically("<", 500), "%s", explain(resp, "failed on an unknown token"))
+			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: bogus, Invalid: true}), "an unknown token")
 		})
 
 		r.it("labels every success application/json with charset utf-8", ids("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func() {
@@ -54,20 +51,20 @@ func transportSpecs(r *registry, env func() *Env) {
 			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms", "/v1/user/" + e.me(0) + "/repos"} {
 				resp := e.call(0, client.Request{Method: "GET", Path: path})
 				expectStatus(resp, 200)
-				ct := strings.ToLower(strings.ReplaceAll(resp.Header.Get("Content-Type"), " ", ""))
-				Expect(ct).To(Equal("application/json;charset=utf-8"), "%s", explain(resp, "Content-Type"))
+				mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+				Expect(err).NotTo(HaveOccurred(), "%s", explain(resp, "Content-Type"))
+				Expect(mt).To(Equal("application/json"), "%s", explain(resp, "Content-Type"))
+				Expect(strings.ToLower(params["charset"])).To(Equal("utf-8"), "%s", explain(resp, "Content-Type charset"))
 				var anything any
 				Expect(resp.JSON(&anything)).To(Succeed())
 			}
 		})
 
-		r.it("serves every operation below /v1", ids("HTTP-V1-PREFIX"), func() {
+		r.it("serves the API below /v1 right after the base address", ids("HTTP-V1-PREFIX"), func() {
 			e := env()
-			resp := e.call(0, client.Request{Method: "GET", Path: "/v1/user"})
-			expectStatus(resp, 200)
-			Expect(resp.Operation).To(Equal("getCurrentUser"))
-			unversioned := e.call(0, client.Request{Method: "GET", Path: "/user", OffAPI: true})
-			Expect(unversioned.Status).NotTo(Equal(200), "the API answered without its /v1 prefix")
+			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms"} {
+				expectStatus(e.call(0, client.Request{Method: "GET", Path: path}), 200)
+			}
 		})
 
 		r.it("serves no data over plain http", ids("HTTP-TLS-ONLY"), func() {

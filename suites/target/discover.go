@@ -48,20 +48,23 @@ func (d *Description) Discover(ctx context.Context, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	pick := func(hint *string, kind string) {
+	if d.Discovered == nil {
+		d.Discovered = map[string]bool{}
+	}
+	pick := func(hint *string, key, kind string) {
 		for _, r := range rooms {
 			if *hint == "" && r.PlatformType == kind {
-				*hint = r.ID
+				*hint, d.Discovered[key] = r.ID, true
 			}
 		}
 	}
-	pick(&d.Rooms.OneToOne, "ONETOONE")
-	pick(&d.Rooms.Org, "ORG")
-	pick(&d.Rooms.Repo, "REPO")
+	pick(&d.Rooms.OneToOne, "one_to_one", "ONETOONE")
+	pick(&d.Rooms.Org, "org", "ORG")
+	pick(&d.Rooms.Repo, "repo", "REPO")
 	if d.Rooms.Channel == "" {
 		var channels []roomRef
 		if err := getJSON(ctx, c, d.Users[0].Token, "/v1/user/"+d.Users[0].ID+"/channels", &channels); err == nil && len(channels) > 0 {
-			d.Rooms.Channel = channels[0].ID
+			d.Rooms.Channel, d.Discovered["channel"] = channels[0].ID, true
 		}
 	}
 	if d.WriteRoom == "" {
@@ -77,7 +80,7 @@ func (d *Description) Discover(ctx context.Context, c *client.Client) error {
 		for _, kind := range []string{"REPO", "ORG", "USER_CHANNEL"} {
 			for _, r := range shared {
 				if d.WriteRoom == "" && r.PlatformType == kind && r.ID != d.HideRoom {
-					d.WriteRoom = r.ID
+					d.WriteRoom, d.Discovered["write_room"] = r.ID, true
 				}
 			}
 		}

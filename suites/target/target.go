@@ -27,6 +27,10 @@ type Description struct {
 	Rooms              RoomHints `yaml:"rooms,omitempty" json:"rooms,omitempty"`
 	WriteRoom          string    `yaml:"write_room,omitempty" json:"write_room,omitempty"`
 	HideRoom           string    `yaml:"hide_room,omitempty" json:"hide_room,omitempty"`
+	// Discovered names the room hints Discover filled in (org, repo,
+	// channel, one_to_one, write_room): checks must not treat a room found
+	// in a list as evidence about that same list.
+	Discovered map[string]bool `yaml:"-" json:"-"`
 }
 
 // User is one account on the target. Only Token is required; ID and
