@@ -19,12 +19,12 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
+	"github.com/chatrooms/conformance/bundled"
+	"github.com/chatrooms/conformance/client"
+	"github.com/chatrooms/conformance/conformance"
 	"github.com/chatrooms/conformance/reference"
 	"github.com/chatrooms/conformance/spec"
-	"github.com/chatrooms/conformance/suites"
-	"github.com/chatrooms/conformance/suites/bundled"
-	"github.com/chatrooms/conformance/suites/client"
-	"github.com/chatrooms/conformance/suites/target"
+	"github.com/chatrooms/conformance/target"
 )
 
 // Exit codes (DESIGN.md 3.2).
@@ -173,7 +173,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	rec := &client.Recorder{Limit: 2000}
 	setupCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	env, err := suites.NewEnv(setupCtx, suites.Options{Target: d, Profile: profile, Seed: o.seed, Eventually: o.eventually, Timeout: o.timeout, Recorder: rec, Process: 1})
+	env, err := conformance.NewEnv(setupCtx, conformance.Options{Target: d, Profile: profile, Seed: o.seed, Eventually: o.eventually, Timeout: o.timeout, Recorder: rec, Process: 1})
 	cancel()
 	if err != nil {
 		var te *target.Error
@@ -185,13 +185,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return exitHarness
 	}
 
-	checks := suites.Register(func() *suites.Env { return env })
+	checks := conformance.Register(func() *conformance.Env { return env })
 	var report types.Report
 	ginkgo.ReportAfterSuite("chatconform summary", func(r ginkgo.Report) { report = r })
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
 	suiteConfig.RandomSeed = int64(o.seed)
-	suiteConfig.LabelFilter = combineFilters(o.labelFilter, suites.ProfileFilter(profile))
+	suiteConfig.LabelFilter = combineFilters(o.labelFilter, conformance.ProfileFilter(profile))
 	if o.focus != "" {
 		suiteConfig.FocusStrings = []string{o.focus}
 	}
@@ -263,13 +263,15 @@ func combineFilters(user, profile string) string {
 // checkSelection refuses a --label-filter or --focus that is malformed or
 // selects no check: a run of nothing must not pass.
 func checkSelection(o options, p spec.Profile) error {
-	match := func(suites.Check) bool { return true }
+	match := func(conformance.Check) bool { return true }
 	if o.labelFilter != "" {
 		filter, err := types.ParseLabelFilter(o.labelFilter)
 		if err != nil {
 			return fmt.Errorf("--label-filter: %v", err)
 		}
-		match = func(c suites.Check) bool { return filter(append(append([]string(nil), c.IDs...), string(c.Profile))) }
+		match = func(c conformance.Check) bool {
+			return filter(append(append([]string(nil), c.IDs...), string(c.Profile)))
+		}
 	}
 	var focus *regexp.Regexp
 	if o.focus != "" {
@@ -278,7 +280,7 @@ func checkSelection(o options, p spec.Profile) error {
 			return fmt.Errorf("--focus: %v", err)
 		}
 	}
-	for _, c := range suites.Checks() {
+	for _, c := range conformance.Checks() {
 		if (p != spec.Core || c.Profile == spec.Core) && match(c) && (focus == nil || focus.MatchString(c.Name)) {
 			return nil
 		}
@@ -336,7 +338,7 @@ func list(w io.Writer, p spec.Profile) int {
 		return exitHarness
 	}
 	byID := map[string][]string{}
-	for _, c := range suites.Checks() {
+	for _, c := range conformance.Checks() {
 		if p == spec.Core && c.Profile == spec.Reference {
 			continue
 		}

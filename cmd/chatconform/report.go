@@ -12,9 +12,9 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/chatrooms/conformance/client"
+	"github.com/chatrooms/conformance/conformance"
 	"github.com/chatrooms/conformance/spec"
-	"github.com/chatrooms/conformance/suites"
-	"github.com/chatrooms/conformance/suites/client"
 )
 
 // Verdicts of a requirement.
@@ -59,7 +59,7 @@ type CheckResult struct {
 	Message string `json:"message,omitempty"`
 }
 
-func summarize(r types.Report, checks []suites.Check, p spec.Profile, seed uint64, url string, d time.Duration, requests int) *Summary {
+func summarize(r types.Report, checks []conformance.Check, p spec.Profile, seed uint64, url string, d time.Duration, requests int) *Summary {
 	cat, _ := spec.LoadCatalogue()
 	s := &Summary{Profile: p, Target: url, Seed: seed, Duration: d, Requests: requests, Counts: map[string]int{}, Checks: map[string]int{}}
 	byID := map[string][]CheckResult{}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
-	"github.com/chatrooms/conformance/suites/bundled"
+	"github.com/chatrooms/conformance/target"
 )
 
 const usage = `chatref serves the reference Chat Rooms REST API over HTTPS.
@@ -155,7 +155,7 @@ func hostPort(a *net.TCPAddr, asked string) string {
 // writeTarget writes a description of this server. A self-signed CA goes to
 // a file beside it, named after it.
 func writeTarget(path, url string, w *fixtures.World, caPEM []byte, certFile string) error {
-	d := bundled.Describe(w, url)
+	d := target.FromWorld(w, url)
 	switch {
 	case caPEM != nil:
 		caPath := strings.TrimSuffix(path, filepath.Ext(path)) + "-ca.pem"

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatrooms/conformance/suites/target"
+	"github.com/chatrooms/conformance/target"
 )
 
 // Starts the real program on :0, reads the description it wrote, and talks

@@ -16,19 +16,8 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
-	"github.com/chatrooms/conformance/suites/target"
+	"github.com/chatrooms/conformance/target"
 )
-
-// Describe returns the target description of a world served at baseURL.
-func Describe(w *fixtures.World, baseURL string) *target.Description {
-	d := &target.Description{BaseURL: baseURL, WriteRoom: w.Hints.WriteRoom, HideRoom: w.Hints.HideRoom,
-		Rooms: target.RoomHints{Org: w.Hints.Org, Repo: w.Hints.Repo, Channel: w.Hints.Channel, OneToOne: w.Hints.OneToOne}}
-	for _, u := range w.Users {
-		granted := u.PrivateReposGranted
-		d.Users = append(d.Users, target.User{Name: u.Username, Token: u.Token, ID: u.ID, Username: u.Username, PrivateReposGranted: &granted})
-	}
-	return d
-}
 
 // Server is a running in-process reference server.
 type Server struct {
@@ -75,7 +64,7 @@ func Start(seed uint64, cfg reference.Config) (*Server, error) {
 	} else {
 		go func() { _ = s.srv.ServeTLS(ln, "", "") }()
 	}
-	s.Target = Describe(world, fmt.Sprintf("https://%s", ln.Addr()))
+	s.Target = target.FromWorld(world, fmt.Sprintf("https://%s", ln.Addr()))
 	s.Target.CAFile = caFile
 	if cfg.Variant == "prefixed-ids" {
 		prefixIDs(s.Target)

@@ -1,4 +1,4 @@
-package suites
+package conformance
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 
 	"github.com/brianvoe/gofakeit/v7"
 
+	"github.com/chatrooms/conformance/client"
 	"github.com/chatrooms/conformance/spec"
-	"github.com/chatrooms/conformance/suites/client"
-	"github.com/chatrooms/conformance/suites/target"
+	"github.com/chatrooms/conformance/target"
 )
 
 // Options configure an Env.

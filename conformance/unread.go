@@ -1,4 +1,4 @@
-package suites
+package conformance
 
 import (
 	. "github.com/onsi/ginkgo/v2"

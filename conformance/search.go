@@ -1,11 +1,11 @@
-package suites
+package conformance
 
 import (
 	"strconv"
 
 	. "github.com/onsi/gomega"
 
-	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/client"
 )
 
 func requestList(room string, query map[string][]string) client.Request {

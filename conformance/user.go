@@ -1,9 +1,9 @@
-package suites
+package conformance
 
 import (
 	. "github.com/onsi/gomega"
 
-	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/client"
 )
 
 func userSpecs(r *registry, env func() *Env) {

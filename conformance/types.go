@@ -1,4 +1,4 @@
-package suites
+package conformance
 
 import "encoding/json"
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/client"
 )
 
 // Discover fills in what the description left out: each user's id and

@@ -1,4 +1,4 @@
-package suites
+package conformance
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/client"
 )
 
 func transportSpecs(r *registry, env func() *Env) {

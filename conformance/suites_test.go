@@ -1,4 +1,4 @@
-package suites
+package conformance
 
 import (
 	"context"
@@ -10,14 +10,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/chatrooms/conformance/bundled"
 	"github.com/chatrooms/conformance/reference"
 	"github.com/chatrooms/conformance/spec"
-	"github.com/chatrooms/conformance/suites/bundled"
-	"github.com/chatrooms/conformance/suites/target"
+	"github.com/chatrooms/conformance/target"
 )
 
-// Flags of the test binary, so `go test ./suites -args --target t.yaml` and
-// `ginkgo -p ./suites -- --target t.yaml` work like chatconform.
+// Flags of the test binary, so `go test ./conformance -args --target t.yaml` and
+// `ginkgo -p ./conformance -- --target t.yaml` work like chatconform.
 var (
 	targetFile = flag.String("target", "", "target description file; without it an in-process reference server is tested")
 	profile    = flag.String("profile", "", "core or reference (default: reference for the bundled server, core otherwise)")

@@ -1,4 +1,4 @@
-package suites
+package conformance
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/chatrooms/conformance/client"
 	"github.com/chatrooms/conformance/spec"
-	"github.com/chatrooms/conformance/suites/client"
 )
 
 // call sends req as user u (its token placed as req.Place says) and fails

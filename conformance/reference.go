@@ -1,4 +1,4 @@
-package suites
+package conformance
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/client"
 )
 
 var objectID = regexp.MustCompile(`^[0-9a-f]{24}$`)

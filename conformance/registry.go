@@ -1,9 +1,9 @@
-// Package suites holds the conformance specs (Ginkgo and Gomega) and what
+// Package conformance holds the conformance specs (Ginkgo and Gomega) and what
 // they share. Register declares every spec against an environment getter
 // that is evaluated when specs run, after flags are parsed and the target is
 // known; it returns the list of checks, so a run can be organised by
 // requirement and a test can prove every requirement has a check.
-package suites
+package conformance
 
 import (
 	"fmt"
@@ -47,13 +47,13 @@ func (r *registry) describe(text string, body func()) {
 // ids plus the profile, so --label-filter can select by either.
 func (r *registry) it(text string, ids []string, body func()) {
 	if len(ids) == 0 {
-		panic("suites: spec " + text + " names no requirement")
+		panic("conformance: spec " + text + " names no requirement")
 	}
 	profile := spec.Core
 	for _, id := range ids {
 		req, ok := r.cat.Lookup(id)
 		if !ok {
-			panic(fmt.Sprintf("suites: spec %q names unknown requirement %s", text, id))
+			panic(fmt.Sprintf("conformance: spec %q names unknown requirement %s", text, id))
 		}
 		if req.Level == spec.Reference {
 			profile = spec.Reference
