@@ -57,29 +57,10 @@ func Start(seed uint64, cfg reference.Config) (*Server, error) {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          discardLog(),
 	}}
-	if hasFault(cfg.Faults, "HTTP-TLS-ONLY") {
-		conf := s.srv.TLSConfig.Clone()
-		conf.NextProtos = []string{"http/1.1"}
-		go func() { _ = s.srv.Serve(plainToo{Listener: ln, tls: conf}) }()
-	} else {
-		go func() { _ = s.srv.ServeTLS(ln, "", "") }()
-	}
+	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
 	s.Target = target.FromWorld(world, fmt.Sprintf("https://%s", ln.Addr()))
 	s.Target.CAFile = caFile
-	if cfg.Variant == "prefixed-ids" {
-		prefixIDs(s.Target)
-	}
 	return s, nil
-}
-
-// prefixIDs describes the prefixed-ids variant, which shows every id as id-<hex>.
-func prefixIDs(d *target.Description) {
-	for _, p := range []*string{&d.WriteRoom, &d.HideRoom, &d.Rooms.Org, &d.Rooms.Repo, &d.Rooms.Channel, &d.Rooms.OneToOne} {
-		*p = "id-" + *p
-	}
-	for i := range d.Users {
-		d.Users[i].ID = "id-" + d.Users[i].ID
-	}
 }
 
 // Close stops the server and removes its certificate file.

@@ -42,9 +42,6 @@ func pathUser(r *http.Request) (string, error) {
 
 func (s *Server) handleCurrentUser() http.Handler {
 	return s.handler(func(r *http.Request) (any, error) {
-		if s.broken("AUTH-CURRENT-USER") {
-			return []UserView{s.store.firstUser().view}, nil
-		}
 		return []UserView{s.store.User(caller(r).ID)}, nil
 	})
 }
@@ -121,18 +118,13 @@ func (s *Server) parseQuery(v url.Values) (Query, error) {
 			return q, errorf(Invalid, "limit must be a non-negative integer")
 		}
 		q.Limit = min(n, MaxLimit)
-		switch {
-		case n == 0:
+		if n == 0 {
 			q.Limit = DefaultLimit
-		case s.broken("LIMIT-CAP"):
-			q.Limit = n
-		case s.broken("LIMIT-100") && n == MaxLimit:
-			q.Limit = MaxLimit - 1
 		}
 	}
 	if raw := v.Get("skip"); raw != "" {
 		n, err := strconv.Atoi(raw)
-		if err != nil || n < 0 || n > MaxSkip || (s.broken("LIMIT-SKIP-5000") && n > 4000) {
+		if err != nil || n < 0 || n > MaxSkip {
 			return q, errorf(Invalid, "skip must be an integer from 0 to 5000")
 		}
 		q.Skip = n
@@ -147,11 +139,7 @@ func (s *Server) parseQuery(v url.Values) (Query, error) {
 
 func (s *Server) handleMessage() http.Handler {
 	return s.handler(func(r *http.Request) (any, error) {
-		m, err := s.store.Message(caller(r).ID, r.PathValue("roomId"), r.PathValue("messageId"))
-		if err == nil && s.broken("HTTP-GET-SAFE") {
-			_ = s.store.MarkRead(caller(r).ID, r.PathValue("roomId"), []string{r.PathValue("messageId")})
-		}
-		return m, err
+		return s.store.Message(caller(r).ID, r.PathValue("roomId"), r.PathValue("messageId"))
 	})
 }
 

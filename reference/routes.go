@@ -11,11 +11,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := func(pattern string, m methods) { mux.Handle(pattern, s.authenticated(m.handler(s))) }
 
-	if s.broken("HTTP-V1-PREFIX") {
-		api("/user", methods{"GET": s.handleCurrentUser()}) // moved out of /v1
-	} else {
-		api("/v1/user", methods{"GET": s.handleCurrentUser()})
-	}
+	api("/v1/user", methods{"GET": s.handleCurrentUser()})
 	api("/v1/user/{userId}/rooms", methods{"GET": s.handleRooms()})
 	api("/v1/user/{userId}/rooms/{roomId}", methods{"DELETE": s.handleHideRoom()})
 	api("/v1/user/{userId}/rooms/{roomId}/unreadItems", methods{"GET": s.handleUnread(), "POST": s.handleMarkRead()})

@@ -8,7 +8,6 @@ package reference
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -33,10 +32,6 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Faults plants defects by name (see Faults); only for proving the
-	// suites. Variant picks a conforming alternative (see Variants).
-	Faults  []string
-	Variant string
 }
 
 // Server serves the API. It is an http.Handler, safe for concurrent use.
@@ -45,8 +40,6 @@ type Server struct {
 	log     *slog.Logger
 	limiter *limiter
 	root    http.Handler
-	faults  map[string]bool
-	variant string
 }
 
 // New returns a Server over the given world.
@@ -60,32 +53,13 @@ func New(w *fixtures.World, cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Variant != "" {
-		if _, ok := LookupVariant(cfg.Variant); !ok {
-			panic("reference: unknown variant " + cfg.Variant)
-		}
-	}
-	s := &Server{store: NewStore(w, cfg.Now, cfg.EditWindow), log: cfg.Logger, faults: checkFaults(cfg.Faults), variant: cfg.Variant}
-	s.store.broken = s.broken
-	for _, r := range s.store.rooms {
-		r.unreadNever = s.broken("UNREAD-FLAG")
-	}
-	if cfg.Variant == "eventual" {
-		s.store.lag = eventualLag
-	}
+	s := &Server{store: NewStore(w, cfg.Now, cfg.EditWindow), log: cfg.Logger}
 	if cfg.RateLimit > 0 {
 		s.limiter = newLimiter(cfg.RateLimit, time.Minute, cfg.Now)
 	}
-	h := s.routes()
-	if len(s.faults) > 0 || s.variant != "" {
-		h = s.rewriting(h)
-	}
-	s.root = s.recoverer(s.logged(h))
+	s.root = s.recoverer(s.logged(s.routes()))
 	return s
 }
-
-// broken reports whether a planted fault is active.
-func (s *Server) broken(name string) bool { return s.faults[name] }
 
 // Store returns the server's state, for tests and benchmarks.
 func (s *Server) Store() *Store { return s.store }
@@ -100,15 +74,12 @@ func caller(r *http.Request) *user { return r.Context().Value(ctxKey{}).(*user) 
 // ?access_token= or x-access-token), applies the rate limit, then calls next.
 func (s *Server) authenticated(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, err := credential(r, s.broken)
-		if err != nil && !(s.broken("AUTH-REQUIRED") && errors.As(err, new(*Error)) && err.(*Error).Kind == Unauthorized) {
+		token, err := credential(r)
+		if err != nil {
 			writeError(w, s.log, r, err)
 			return
 		}
 		u, ok := s.store.Authenticate(token)
-		if !ok && (s.broken("AUTH-UNKNOWN-TOKEN") && token != "" || s.broken("AUTH-REQUIRED") && token == "") {
-			u, ok = s.store.firstUser(), true
-		}
 		if !ok {
 			writeError(w, s.log, r, errorf(Unauthorized, "unknown token"))
 			return
@@ -121,13 +92,13 @@ func (s *Server) authenticated(next http.Handler) http.Handler {
 	})
 }
 
-func credential(r *http.Request, broken func(string) bool) (string, error) {
+func credential(r *http.Request) (string, error) {
 	query, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return "", errorf(Invalid, "malformed query string")
 	}
 	var tokens []string
-	if h := r.Header.Get("Authorization"); h != "" && !broken("AUTH-BEARER") {
+	if h := r.Header.Get("Authorization"); h != "" {
 		scheme, token, _ := strings.Cut(h, " ")
 		token = strings.TrimSpace(token)
 		if !strings.EqualFold(scheme, "bearer") || token == "" {
@@ -135,9 +106,7 @@ func credential(r *http.Request, broken func(string) bool) (string, error) {
 		}
 		tokens = append(tokens, token)
 	}
-	if !broken("AUTH-QUERY-TOKEN") {
-		tokens = append(tokens, query["access_token"]...)
-	}
+	tokens = append(tokens, query["access_token"]...)
 	if h := r.Header.Get("x-access-token"); h != "" {
 		tokens = append(tokens, h)
 	}

@@ -1,8 +1,6 @@
 package reference
 
 import (
-	"html"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -30,10 +28,6 @@ type Store struct {
 	render     *Renderer
 	now        func() time.Time
 	editWindow time.Duration
-	// broken reports planted faults (see Faults); lag delays new messages
-	// for search and unread state (the "eventual" variant).
-	broken func(string) bool
-	lag    time.Duration
 }
 
 type user struct {
@@ -44,7 +38,6 @@ type user struct {
 type room struct {
 	fixtures.Room // Messages of the fixture is dropped once loaded
 	members       map[string]*membership
-	unreadNever   bool       // the UNREAD-FLAG fault
 	msgs          []*message // ascending id
 	index         map[string]int
 }
@@ -82,7 +75,6 @@ func NewStore(w *fixtures.World, now func() time.Time, editWindow time.Duration)
 		users: map[string]*user{}, byToken: map[string]*user{}, byName: map[string]*user{},
 		rooms: map[string]*room{}, orgs: w.Orgs, repos: w.Repos,
 		ids: newIDSource(), render: NewRenderer(), now: now, editWindow: editWindow,
-		broken: func(string) bool { return false },
 	}
 	for _, fu := range w.Users {
 		u := &user{User: fu}
@@ -129,11 +121,9 @@ func (r *room) append(m *message) {
 }
 
 func (s *Store) markUnread(m *membership, msg *message, userID string) {
-	if !s.broken("UNREAD-CHAT") {
-		m.unread[msg.id] = struct{}{}
-	}
+	m.unread[msg.id] = struct{}{}
 	for _, ref := range msg.mentions {
-		if ref.UserID == userID && !s.broken("UNREAD-MENTION") {
+		if ref.UserID == userID {
 			m.mentions[msg.id] = struct{}{}
 		}
 	}
@@ -150,12 +140,6 @@ func (s *Store) refresh(msg *message) {
 		if u, ok := s.byName[strings.ToLower(name)]; ok {
 			msg.mentions = append(msg.mentions, MentionRef{ScreenName: u.Username, UserID: u.ID})
 		}
-	}
-	switch {
-	case s.broken("RENDER-MENTION"):
-		msg.rendered.HTML = mentionSpan.ReplaceAllString(msg.rendered.HTML, "@$1")
-	case s.broken("RENDER-ESCAPE"):
-		msg.rendered.HTML = html.UnescapeString(msg.rendered.HTML)
 	}
 	msg.head, msg.tail = splitMessageJSON(s.messageView(nil, msg, ""))
 }
@@ -187,9 +171,6 @@ func (s *Store) roomView(r *room, viewer string) RoomView {
 	}
 	if m, ok := r.members[viewer]; ok {
 		v.UnreadItems, v.Mentions = len(s.unreadIDs(r, m.unread)), len(s.unreadIDs(r, m.mentions))
-		if s.broken("UNREAD-ROOM-COUNTS") {
-			v.UnreadItems++
-		}
 		if m.lastAccess != nil {
 			t := timestamp(*m.lastAccess)
 			v.LastAccessTime = &t
@@ -222,50 +203,17 @@ func (s *Store) messageView(r *room, msg *message, viewer string) MessageView {
 	return v
 }
 
-var mentionSpan = regexp.MustCompile(`<span data-link-type="mention" data-screen-name="[^"]*" class="mention">@([^<]*)</span>`)
-
-// asciiOnly drops every non-ASCII character (the MSG-SEND-TEXT fault).
-func asciiOnly(c rune) rune {
-	if c < 0x80 {
-		return c
-	}
-	return -1
-}
-
-func (s *Store) firstUser() *user {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var first *user
-	for _, u := range s.users {
-		if first == nil || u.ID < first.ID {
-			first = u
-		}
-	}
-	return first
-}
-
-// visible reports whether a message is old enough to show in search and
-// unread state (always, unless the "eventual" variant lags them).
-func (s *Store) visible(msg *message) bool {
-	return s.lag == 0 || s.now().Sub(msg.sent) >= s.lag
-}
-
 // unreadIDs lists a membership's unread ids of a kind, ascending.
 func (s *Store) unreadIDs(r *room, set map[string]struct{}) []string {
 	out := make([]string, 0, len(set))
 	for id := range set {
-		if i, ok := r.index[id]; !ok || s.visible(r.msgs[i]) {
-			out = append(out, id)
-		}
+		out = append(out, id)
 	}
 	sort.Strings(out)
 	return out
 }
 
 func (r *room) isUnread(viewer, id string) bool {
-	if r.unreadNever {
-		return false
-	}
 	m, ok := r.members[viewer]
 	if !ok {
 		return false
@@ -334,12 +282,6 @@ func (s *Store) Repos(viewer string) []RepoView {
 	out := []RepoView{}
 	for _, p := range s.repos {
 		hidden := p.Private && !u.PrivateReposGranted
-		switch {
-		case s.broken("REPO-PRIVATE-GRANTED"):
-			hidden = p.Private
-		case s.broken("REPO-PRIVATE-WITHHELD"):
-			hidden = false
-		}
 		if !contains(p.Members, viewer) || hidden {
 			continue
 		}
@@ -406,13 +348,13 @@ func (s *Store) MarkRead(viewer, roomID string, ids []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, m, err := s.memberRoom(roomID, viewer)
-	if err != nil || s.broken("UNREAD-MARK-READ") {
+	if err != nil {
 		return err
 	}
 	for _, id := range ids {
 		delete(m.unread, id)
 		delete(m.mentions, id)
-		if i, ok := r.index[id]; ok && r.msgs[i].from.ID != viewer && !s.broken("UNREAD-READBY") {
+		if i, ok := r.index[id]; ok && r.msgs[i].from.ID != viewer {
 			r.msgs[i].readBy[viewer] = struct{}{}
 		}
 	}
@@ -462,16 +404,6 @@ func (s *Store) List(viewer, roomID string, q Query) (RawJSON, error) {
 	if q.Q != "" {
 		msgs = s.search(msgs, q.Q)
 	}
-	switch {
-	case s.broken("PAGE-BEFOREID"):
-		q.BeforeID = ""
-	case s.broken("PAGE-AFTERID") && q.AfterID != "":
-		q.BeforeID, q.AfterID = q.AfterID, ""
-	case s.broken("PAGE-SKIP"):
-		q.Skip = 0
-	case s.broken("PAGE-LIMIT"):
-		q.Limit++
-	}
 	lo, hi := 0, len(msgs)
 	after := func(id string) int { return sort.Search(len(msgs), func(i int) bool { return msgs[i].id > id }) }
 	if q.AfterID != "" {
@@ -479,9 +411,6 @@ func (s *Store) List(viewer, roomID string, q Query) (RawJSON, error) {
 	}
 	if q.BeforeID != "" {
 		hi = sort.Search(len(msgs), func(i int) bool { return msgs[i].id >= q.BeforeID })
-		if s.broken("PAGE-BEFOREID-WALK") && hi < len(msgs) && msgs[hi].id == q.BeforeID {
-			hi++ // the cursor message itself comes again
-		}
 	}
 	if hi < lo {
 		hi = lo
@@ -491,10 +420,6 @@ func (s *Store) List(viewer, roomID string, q Query) (RawJSON, error) {
 	case q.AroundID != "":
 		k := after(q.AroundID) // messages [.., k) are up to and including the anchor
 		start, end := max(lo, k-max(1, q.Limit/2)), min(hi, k+q.Limit/2)
-		if s.broken("PAGE-AROUNDID") && k > 0 && msgs[k-1].id == q.AroundID {
-			page = append(append([]*message(nil), msgs[start:k-1]...), msgs[k:max(k, end)]...)
-			break
-		}
 		if end > start {
 			page = msgs[start:end]
 		}
@@ -519,13 +444,7 @@ func (s *Store) List(viewer, roomID string, q Query) (RawJSON, error) {
 func (s *Store) search(msgs []*message, query string) []*message {
 	terms := strings.Fields(strings.ToLower(query))
 	var out []*message
-	if s.broken("SEARCH-Q") {
-		return nil
-	}
 	for _, m := range msgs {
-		if !s.visible(m) {
-			continue
-		}
 		text := strings.ToLower(m.text)
 		all := true
 		for _, t := range terms {
@@ -548,9 +467,6 @@ func (s *Store) Message(viewer, roomID, messageID string) (RawJSON, error) {
 	r, msg, err := s.message(viewer, roomID, messageID)
 	if err != nil {
 		return nil, err
-	}
-	if s.broken("MSG-GET-ONE") {
-		msg = r.msgs[len(r.msgs)-1]
 	}
 	return msg.json(nil, r.isUnread(viewer, msg.id)), nil
 }
@@ -598,15 +514,9 @@ func (s *Store) Send(viewer, roomID, text string, status bool) (RawJSON, error) 
 		return nil, err
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
-	if s.broken("MSG-SEND-TEXT") {
-		text = strings.Map(asciiOnly, text)
-	}
-	msg := &message{id: s.ids.next(now), from: s.users[viewer], text: text, status: status && !s.broken("MSG-SEND-STATUS"), sent: now, v: 1,
+	msg := &message{id: s.ids.next(now), from: s.users[viewer], text: text, status: status, sent: now, v: 1,
 		readBy: map[string]struct{}{}}
 	s.refresh(msg)
-	if s.broken("MSG-SEND-STORED") {
-		return msg.json(nil, false), nil
-	}
 	r.append(msg)
 	for id, m := range r.members {
 		if id != viewer {
@@ -635,17 +545,7 @@ func (s *Store) Edit(viewer, roomID, messageID, text string) (RawJSON, error) {
 	if now.Sub(msg.sent) > s.editWindow {
 		return nil, errorf(Invalid, "the edit window of this message has closed")
 	}
-	if s.broken("MSG-EDIT-PERSISTED") {
-		copied := *msg
-		msg = &copied // answer as if edited; the stored message stays as it was
-	}
 	msg.text, msg.editedAt, msg.v = text, &now, msg.v+1
-	switch {
-	case s.broken("MSG-EDIT-EDITEDAT"):
-		msg.editedAt = nil
-	case s.broken("MSG-EDIT-V-INC"):
-		msg.v++
-	}
 	s.refresh(msg)
 	return msg.json(nil, r.isUnread(viewer, msg.id)), nil
 }
