@@ -44,7 +44,12 @@ type Env struct {
 	Client *client.Client
 	Users  []target.User
 	marker string
-	seq    atomic.Int64
+	seq    *atomic.Int64
+
+	// Set on each check's own copy (see decl.bind).
+	ctx     context.Context
+	ids     []string // the requirement ids the check verifies
+	blocker *string  // the requirement of the step under way, if any
 }
 
 // NewEnv connects to the target and discovers what the description left
@@ -94,7 +99,7 @@ func NewEnv(ctx context.Context, o Options) (*Env, error) {
 	if err := d.Discover(ctx, c); err != nil {
 		return nil, err
 	}
-	e := &Env{Options: o, Client: c, Users: d.Users}
+	e := &Env{Options: o, Client: c, Users: d.Users, seq: new(atomic.Int64), ctx: context.Background(), blocker: new(string)}
 	e.marker = "cc" + strconv.FormatInt(time.Now().UnixNano()%1e12, 36) + "p" + strconv.Itoa(o.Process)
 	return e, nil
 }

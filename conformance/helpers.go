@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"sort"
@@ -23,9 +22,9 @@ func (e *Env) call(u int, req client.Request) *client.Response {
 	if req.Place != client.NoToken && req.Token == "" {
 		req.Token = e.Users[u].Token
 	}
-	resp, err := e.Client.Do(context.Background(), req)
+	resp, err := e.Client.Do(e.ctx, req)
 	if err != nil {
-		Fail(fmt.Sprintf("the target could not be reached: %v", err))
+		transportFailure(err)
 	}
 	Expect(resp.Violations).To(BeEmpty(), "%s", explain(resp, "breaks the OpenAPI document of the "+string(e.Profile)+" profile"))
 	return resp
@@ -111,50 +110,67 @@ func (e *Env) send(u int, room, text string) Message {
 func (e *Env) sendBody(u int, room string, body map[string]any) Message {
 	GinkgoHelper()
 	var m Message
-	expectOK(e.call(u, client.Request{Method: "POST", Path: messagesPath(room), Body: body}), &m)
+	e.step("MSG-SEND-200", func() {
+		expectOK(e.call(u, client.Request{Method: "POST", Path: messagesPath(room), Body: body}), &m)
+	})
 	return m
 }
 
 func (e *Env) edit(u int, room, id, text string) Message {
 	GinkgoHelper()
 	var m Message
-	expectOK(e.call(u, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + id, Body: map[string]string{"text": text}}), &m)
+	e.step("MSG-EDIT", func() {
+		expectOK(e.call(u, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + id, Body: map[string]string{"text": text}}), &m)
+	})
 	return m
 }
 
 func (e *Env) getMessage(u int, room, id string) Message {
 	GinkgoHelper()
 	var m Message
-	expectOK(e.call(u, client.Request{Method: "GET", Path: messagesPath(room) + "/" + id}), &m)
+	e.step("MSG-GET-ONE", func() {
+		expectOK(e.call(u, client.Request{Method: "GET", Path: messagesPath(room) + "/" + id}), &m)
+	})
 	return m
 }
 
 func (e *Env) list(u int, room string, q url.Values) []Message {
 	GinkgoHelper()
 	var ms []Message
-	expectOK(e.call(u, client.Request{Method: "GET", Path: messagesPath(room), Query: q}), &ms)
+	e.step("MSG-LIST", func() {
+		expectOK(e.call(u, client.Request{Method: "GET", Path: messagesPath(room), Query: q}), &ms)
+	})
 	return ms
 }
 
 func (e *Env) rooms(u int, which string) []Room {
 	GinkgoHelper()
 	var rs []Room
-	expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/" + which}), &rs)
+	e.step(listRequirement[which], func() {
+		expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/" + which}), &rs)
+	})
 	return rs
 }
+
+// listRequirement names the requirement each of a user's lists exercises.
+var listRequirement = map[string]string{"rooms": "ROOM-LIST", "channels": "CHANNEL-LIST", "orgs": "ORG-LIST", "repos": "REPO-LIST"}
 
 func (e *Env) unread(u int, room string) Unread {
 	GinkgoHelper()
 	var un Unread
-	expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/rooms/" + room + "/unreadItems"}), &un)
+	e.step("UNREAD-SHAPE", func() {
+		expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/rooms/" + room + "/unreadItems"}), &un)
+	})
 	return un
 }
 
 func (e *Env) markRead(u int, room string, ids ...string) {
 	GinkgoHelper()
-	resp := e.call(u, client.Request{Method: "POST", Path: "/v1/user/" + e.me(u) + "/rooms/" + room + "/unreadItems", Body: map[string]any{"chat": ids}})
-	Expect(resp.Status).To(BeNumerically(">=", 200), "%s", explain(resp, "status"))
-	Expect(resp.Status).To(BeNumerically("<", 300), "%s", explain(resp, "status"))
+	e.step("UNREAD-MARK-READ", func() {
+		resp := e.call(u, client.Request{Method: "POST", Path: "/v1/user/" + e.me(u) + "/rooms/" + room + "/unreadItems", Body: map[string]any{"chat": ids}})
+		Expect(resp.Status).To(BeNumerically(">=", 200), "%s", explain(resp, "status"))
+		Expect(resp.Status).To(BeNumerically("<", 300), "%s", explain(resp, "status"))
+	})
 }
 
 // seed sends n messages as user u and returns them in the order sent.

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"context"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -9,10 +8,9 @@ import (
 	"github.com/chatrooms/conformance/client"
 )
 
-func messageSpecs(r *registry, env func() *Env) {
-	r.describe("POST /v1/rooms/{roomId}/chatMessages", func() {
-		r.it("answers 200 with the new message: v 1, editedAt null, unread false, readBy 0", ids("MSG-SEND-200", "MSG-SEND-DEFAULTS", "MSG-SEND-EDITEDAT-NULL", "MSG-SHAPE"), func() {
-			e := env()
+func messageSpecs(d decl) {
+	Describe("POST /v1/rooms/{roomId}/chatMessages", func() {
+		d.it("answers 200 with the new message: v 1, editedAt null, unread false, readBy 0", reqs("MSG-SEND-200", "MSG-SEND-DEFAULTS", "MSG-SEND-EDITEDAT-NULL", "MSG-SHAPE"), func(e *Env) {
 			text, _ := e.text()
 			resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(e.writeRoom()), Body: map[string]string{"text": text}})
 			var m Message
@@ -23,8 +21,7 @@ func messageSpecs(r *registry, env func() *Env) {
 			Expect(m.ReadBy).To(Equal(0), "readBy of a new message")
 		})
 
-		r.it("keeps the text unchanged and names the sender as fromUser", ids("MSG-SEND-TEXT"), func() {
-			e := env()
+		d.it("keeps the text unchanged and names the sender as fromUser", reqs("MSG-SEND-TEXT"), func(e *Env) {
 			text, _ := e.text()
 			text += " — ünïcödé, \"quotes\" & <angles>"
 			m := e.send(0, e.writeRoom(), text)
@@ -32,16 +29,14 @@ func messageSpecs(r *registry, env func() *Env) {
 			Expect(m.FromUser.ID).To(Equal(e.me(0)))
 		})
 
-		r.it("flags a message sent with status true as a status update", ids("MSG-SEND-STATUS"), func() {
-			e := env()
+		d.it("flags a message sent with status true as a status update", reqs("MSG-SEND-STATUS"), func(e *Env) {
 			text, _ := e.text()
 			m := e.sendBody(0, e.writeRoom(), map[string]any{"text": text, "status": true})
 			Expect(m.Status).To(HaveValue(BeTrue()), "status of a status update")
 			Expect(e.getMessage(0, e.writeRoom(), m.ID).Status).To(HaveValue(BeTrue()), "status when read back")
 		})
 
-		r.it("stores the message: it can be read by id and is listed", ids("MSG-SEND-STORED", "MSG-GET-ONE", "MSG-LIST"), func() {
-			e := env()
+		d.it("stores the message: it can be read by id and is listed", reqs("MSG-SEND-STORED", "MSG-GET-ONE", "MSG-LIST"), func(e *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
@@ -56,8 +51,7 @@ func messageSpecs(r *registry, env func() *Env) {
 			Expect(idsOf(listed)).To(ContainElement(m.ID), "the new message is not listed around itself")
 		})
 
-		r.it("sends meta as an empty object and never gv", ids("MSG-META-EMPTY", "MSG-NO-GV"), func() {
-			e := env()
+		d.it("sends meta as an empty object and never gv", reqs("MSG-META-EMPTY", "MSG-NO-GV"), func(e *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
@@ -68,9 +62,8 @@ func messageSpecs(r *registry, env func() *Env) {
 		})
 	})
 
-	r.describe("GET requests", func() {
-		r.it("read without changing unread state or versions", ids("HTTP-GET-SAFE"), func() {
-			e := env()
+	Describe("GET requests", func() {
+		d.it("read without changing unread state or versions", reqs("HTTP-GET-SAFE"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
 			text, _ := e.text()
@@ -92,10 +85,9 @@ func messageSpecs(r *registry, env func() *Env) {
 	})
 }
 
-func versioningSpecs(r *registry, env func() *Env) {
-	r.describe("PUT /v1/rooms/{roomId}/chatMessages/{chatMessageId}", func() {
-		r.it("answers the updated message with the new text, editedAt set and v raised by one", ids("MSG-EDIT", "MSG-EDIT-EDITEDAT", "MSG-EDIT-V-INC"), func() {
-			e := env()
+func versioningSpecs(d decl) {
+	Describe("PUT /v1/rooms/{roomId}/chatMessages/{chatMessageId}", func() {
+		d.it("answers the updated message with the new text, editedAt set and v raised by one", reqs("MSG-EDIT", "MSG-EDIT-EDITEDAT", "MSG-EDIT-V-INC"), func(e *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
@@ -107,8 +99,7 @@ func versioningSpecs(r *registry, env func() *Env) {
 			Expect(edited.V).To(Equal(2), "v after one edit")
 		})
 
-		r.it("raises v by exactly one on every edit, and stores the result", ids("MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED"), func() {
-			e := env()
+		d.it("raises v by exactly one on every edit, and stores the result", reqs("MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED"), func(e *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
@@ -134,8 +125,7 @@ func versioningSpecs(r *registry, env func() *Env) {
 			Expect(found).To(BeTrue(), "the edited message is not in the list")
 		})
 
-		r.it("ends concurrent edits with v = 1 + the number of successful edits", ids("MSG-EDIT-V-INC"), func() {
-			e := env()
+		d.it("ends concurrent edits with v = 1 + the number of successful edits", reqs("MSG-EDIT-V-INC"), func(e *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
@@ -146,7 +136,7 @@ func versioningSpecs(r *registry, env func() *Env) {
 					defer GinkgoRecover()
 					ok := 0
 					for i := range each {
-						resp, err := e.Client.Do(context.Background(), client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID,
+						resp, err := e.Client.Do(e.ctx, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID,
 							Token: e.Users[0].Token, Body: map[string]string{"text": text + " w" + string(rune('a'+w)) + string(rune('a'+i))}})
 						if err == nil && resp.Status == 200 {
 							ok++

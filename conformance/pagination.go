@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"fmt"
 	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,12 +12,12 @@ import (
 // sent after the seeded ones, so traffic from other specs, processes or
 // clients cannot shift it; and they judge sets and sent times, not positions.
 
-func paginationSpecs(r *registry, env func() *Env) {
-	r.describe("GET /v1/rooms/{roomId}/chatMessages pagination", func() {
-		for _, limit := range []int{50, 100} {
-			r.it(fmt.Sprintf("walks 250 messages with beforeId and limit %d: no page too long, no duplicate, no gap, and the walk ends", limit),
-				ids("PAGE-BEFOREID-WALK", "PAGE-LIMIT"), func() {
-					e := env()
+func paginationSpecs(d decl) {
+	Describe("GET /v1/rooms/{roomId}/chatMessages pagination", func() {
+		d.table("walks 250 messages with beforeId: no page too long, no duplicate, no gap, and the walk ends", reqs("PAGE-BEFOREID-WALK", "PAGE-LIMIT"),
+			func(e *Env, p any) {
+				limit := p.(int)
+				{
 					room := e.writeRoom()
 					seeded := e.seed(0, room, 250)
 					want := idSet(seeded)
@@ -50,11 +49,13 @@ func paginationSpecs(r *registry, env func() *Env) {
 						}
 					}
 					Expect(missing).To(BeZero(), "%d of our 250 messages were never on a page", missing)
-				})
-		}
+				}
+			},
+			d.entry("limit 50", 50),
+			d.entry("limit 100", 100),
+		)
 
-		r.it("returns only older messages for beforeId and newer ones for afterId", ids("PAGE-BEFOREID", "PAGE-AFTERID"), func() {
-			e := env()
+		d.it("returns only older messages for beforeId and newer ones for afterId", reqs("PAGE-BEFOREID", "PAGE-AFTERID"), func(e *Env) {
 			room := e.writeRoom()
 			seeded := e.seed(0, room, 12)
 			pivot := seeded[5]
@@ -76,8 +77,7 @@ func paginationSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("includes the anchor for aroundId", ids("PAGE-AROUNDID"), func() {
-			e := env()
+		d.it("includes the anchor for aroundId", reqs("PAGE-AROUNDID"), func(e *Env) {
 			room := e.writeRoom()
 			seeded := e.seed(0, room, 10)
 			around := e.list(0, room, q("aroundId", seeded[5].ID, "limit", "6"))
@@ -85,8 +85,7 @@ func paginationSpecs(r *registry, env func() *Env) {
 			Expect(len(around)).To(BeNumerically("<=", 6))
 		})
 
-		r.it("leaves skip messages out of a window", ids("PAGE-SKIP"), func() {
-			e := env()
+		d.it("leaves skip messages out of a window", reqs("PAGE-SKIP"), func(e *Env) {
 			room := e.writeRoom()
 			e.seed(0, room, 30)
 			anchor := e.send(0, room, "anchor "+e.Marker()).ID
@@ -107,18 +106,16 @@ func paginationSpecs(r *registry, env func() *Env) {
 	})
 }
 
-func limitSpecs(r *registry, env func() *Env) {
-	r.describe("GET /v1/rooms/{roomId}/chatMessages limits", func() {
-		r.it("honours limit=100 with a full page when more messages exist", ids("LIMIT-100"), func() {
-			e := env()
+func limitSpecs(d decl) {
+	Describe("GET /v1/rooms/{roomId}/chatMessages limits", func() {
+		d.it("honours limit=100 with a full page when more messages exist", reqs("LIMIT-100"), func(e *Env) {
 			room := e.writeRoom()
 			e.seed(0, room, 110)
 			anchor := e.send(0, room, "anchor "+e.Marker()).ID
 			Expect(e.list(0, room, q("beforeId", anchor, "limit", "100"))).To(HaveLen(100))
 		})
 
-		r.it("never returns more than 100 messages, whatever limit asks for", ids("LIMIT-CAP"), func() {
-			e := env()
+		d.it("never returns more than 100 messages, whatever limit asks for", reqs("LIMIT-CAP"), func(e *Env) {
 			room := e.writeRoom()
 			e.seed(0, room, 105)
 			for _, limit := range []string{"101", "150", "1000"} {
@@ -133,8 +130,7 @@ func limitSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("accepts skip=5000", ids("LIMIT-SKIP-5000"), func() {
-			e := env()
+		d.it("accepts skip=5000", reqs("LIMIT-SKIP-5000"), func(e *Env) {
 			room := e.Target.Rooms.Org
 			if room == "" {
 				room = e.writeRoom()

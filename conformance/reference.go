@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"context"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -35,10 +34,9 @@ func errorBody(resp *client.Response, status int) {
 	Expect(body).To(Equal(map[string]any{"error": http.StatusText(status)}), "%s", explain(resp, "error body"))
 }
 
-func referenceSpecs(r *registry, env func() *Env) {
-	r.describe("Reference decisions: order and cursors", func() {
-		r.it("lists ascending, and without cursors ends at the newest message", ids("REF-ORDER"), func() {
-			e := env()
+func referenceSpecs(d decl) {
+	Describe("Reference decisions: order and cursors", func() {
+		d.it("lists ascending, and without cursors ends at the newest message", reqs("REF-ORDER"), func(e *Env) {
 			room := e.writeRoom()
 			ground, _ := e.window(room, 15)
 			for i := 1; i < len(ground); i++ {
@@ -49,8 +47,7 @@ func referenceSpecs(r *registry, env func() *Env) {
 			Expect(idsOf(latest)).To(ContainElement(last.ID), "the newest message is missing from a list without cursors")
 		})
 
-		r.it("counts skip back from the newest and refuses skip above 5000 or below 0", ids("REF-SKIP"), func() {
-			e := env()
+		d.it("counts skip back from the newest and refuses skip above 5000 or below 0", reqs("REF-SKIP"), func(e *Env) {
 			room := e.writeRoom()
 			ground, anchor := e.window(room, 10)
 			skipped := e.list(0, room, q("beforeId", anchor, "limit", "5", "skip", "3"))
@@ -60,8 +57,7 @@ func referenceSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("gives the limit messages right after afterId, and a window for afterId with beforeId", ids("REF-CURSORS"), func() {
-			e := env()
+		d.it("gives the limit messages right after afterId, and a window for afterId with beforeId", reqs("REF-CURSORS"), func(e *Env) {
 			room := e.writeRoom()
 			ground, _ := e.window(room, 12)
 			after := e.list(0, room, q("afterId", ground[2].ID, "limit", "3"))
@@ -70,16 +66,14 @@ func referenceSpecs(r *registry, env func() *Env) {
 			Expect(idsOf(between)).To(Equal(idsOf(ground[3:7])))
 		})
 
-		r.it("gives limit/2 messages up to the anchor and limit/2 after it for aroundId", ids("REF-AROUNDID"), func() {
-			e := env()
+		d.it("gives limit/2 messages up to the anchor and limit/2 after it for aroundId", reqs("REF-AROUNDID"), func(e *Env) {
 			room := e.writeRoom()
 			ground, _ := e.window(room, 12)
 			around := e.list(0, room, q("aroundId", ground[6].ID, "limit", "6"))
 			Expect(idsOf(around)).To(Equal(idsOf(ground[4:10])))
 		})
 
-		r.it("searches case-insensitively for every term, newest matches first, returned ascending", ids("REF-SEARCH"), func() {
-			e := env()
+		d.it("searches case-insensitively for every term, newest matches first, returned ascending", reqs("REF-SEARCH"), func(e *Env) {
 			room := e.writeRoom()
 			word := "zebra" + e.Marker()
 			a := e.send(0, room, strings.ToUpper(word)+" alpha one")
@@ -94,8 +88,7 @@ func referenceSpecs(r *registry, env func() *Env) {
 			})
 		})
 
-		r.it("defaults limit to 50, treats 0 as 50, clamps above 100 and refuses negative or non-integer limits", ids("REF-LIMIT"), func() {
-			e := env()
+		d.it("defaults limit to 50, treats 0 as 50, clamps above 100 and refuses negative or non-integer limits", reqs("REF-LIMIT"), func(e *Env) {
 			room := e.writeRoom()
 			e.seed(0, room, 101)
 			Expect(e.list(0, room, nil)).To(HaveLen(50))
@@ -109,15 +102,13 @@ func referenceSpecs(r *registry, env func() *Env) {
 		})
 	})
 
-	r.describe("Reference decisions: errors and access", func() {
-		r.it("answers errors with {\"error\": reason phrase}", ids("REF-ERROR-BODY"), func() {
-			e := env()
+	Describe("Reference decisions: errors and access", func() {
+		d.it("answers errors with {\"error\": reason phrase}", reqs("REF-ERROR-BODY"), func(e *Env) {
 			errorBody(e.call(0, client.Request{Method: "GET", Path: messagesPath(strings.Repeat("a", 24)), Invalid: true}), 404)
 			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Invalid: true}), 401)
 		})
 
-		r.it("takes x-access-token, refuses missing or unknown tokens with 401 and malformed or conflicting ones with 400", ids("REF-AUTH"), func() {
-			e := env()
+		d.it("takes x-access-token, refuses missing or unknown tokens with 401 and malformed or conflicting ones with 400", reqs("REF-AUTH"), func(e *Env) {
 			e.needUsers(2)
 			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"X-Access-Token": {e.Users[0].Token}}}), nil)
 			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Invalid: true}), 401)
@@ -126,24 +117,21 @@ func referenceSpecs(r *registry, env func() *Env) {
 			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Query: q("access_token", e.Users[1].Token), Invalid: true}), 400)
 		})
 
-		r.it("takes me for the caller's id", ids("REF-USERID-ME"), func() {
-			e := env()
+		d.it("takes me for the caller's id", reqs("REF-USERID-ME"), func(e *Env) {
 			var byMe, byID []Room
 			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/me/rooms"}), &byMe)
 			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"}), &byID)
 			Expect(len(byMe)).To(Equal(len(byID)))
 		})
 
-		r.it("answers 403 for another user's id", ids("REF-USERID-OTHER"), func() {
-			e := env()
+		d.it("answers 403 for another user's id", reqs("REF-USERID-OTHER"), func(e *Env) {
 			e.needUsers(2)
 			for _, which := range []string{"rooms", "orgs", "repos", "channels"} {
 				errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(1) + "/" + which, Invalid: true}), 403)
 			}
 		})
 
-		r.it("answers 404 for unknown rooms and messages and for a message of another room, 400 for malformed ids", ids("REF-NOT-FOUND"), func() {
-			e := env()
+		d.it("answers 404 for unknown rooms and messages and for a message of another room, 400 for malformed ids", reqs("REF-NOT-FOUND"), func(e *Env) {
 			room := e.writeRoom()
 			errorBody(e.call(0, client.Request{Method: "GET", Path: messagesPath(strings.Repeat("a", 24)), Invalid: true}), 404)
 			errorBody(e.call(0, client.Request{Method: "GET", Path: messagesPath(room) + "/" + strings.Repeat("b", 24), Invalid: true}), 404)
@@ -157,8 +145,7 @@ func referenceSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("requires text of 1 to 4096 UTF-16 units", ids("REF-TEXT-LENGTH"), func() {
-			e := env()
+		d.it("requires text of 1 to 4096 UTF-16 units", reqs("REF-TEXT-LENGTH"), func(e *Env) {
 			room := e.writeRoom()
 			for _, body := range []map[string]any{{}, {"text": ""}, {"text": strings.Repeat("x", 4097)}, {"text": strings.Repeat("😀", 2049)}} {
 				errorBody(e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: body, Invalid: true}), 400)
@@ -166,8 +153,7 @@ func referenceSpecs(r *registry, env func() *Env) {
 			Expect(e.send(0, room, strings.Repeat("😀", 2048)).Text).To(HaveLen(4 * 2048))
 		})
 
-		r.it("lets only the author edit, and only within the edit window", ids("REF-EDIT-RULES"), func() {
-			e := env()
+		d.it("lets only the author edit, and only within the edit window", reqs("REF-EDIT-RULES"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
 			text, _ := e.text()
@@ -186,8 +172,7 @@ func referenceSpecs(r *registry, env func() *Env) {
 			Skip("user 1 has no message older than an hour in the organisation room")
 		})
 
-		r.it("refuses to mark nothing read and answers {\"success\":true} otherwise", ids("REF-MARK-READ", "REF-SUCCESS-BODY"), func() {
-			e := env()
+		d.it("refuses to mark nothing read and answers {\"success\":true} otherwise", reqs("REF-MARK-READ", "REF-SUCCESS-BODY"), func(e *Env) {
 			room := e.writeRoom()
 			path := "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems"
 			errorBody(e.call(0, client.Request{Method: "POST", Path: path, Body: map[string]any{}, Invalid: true}), 400)
@@ -198,8 +183,7 @@ func referenceSpecs(r *registry, env func() *Env) {
 			Expect(ok).To(Equal(map[string]any{"success": true}))
 		})
 
-		r.it("hides a room until the user posts in it again", ids("REF-HIDE", "REF-SUCCESS-BODY"), func() {
-			e := env()
+		d.it("hides a room until the user posts in it again", reqs("REF-HIDE", "REF-SUCCESS-BODY"), func(e *Env) {
 			room := e.Target.HideRoom
 			if room == "" {
 				Skip("hiding a room is destructive: name hide_room in the target description to allow it")
@@ -213,8 +197,7 @@ func referenceSpecs(r *registry, env func() *Env) {
 			Expect(listed()).To(BeTrue(), "posting did not bring the hidden room back")
 		})
 
-		r.it("sends rate-limit headers when a limit is configured", ids("REF-RATE-LIMIT"), func() {
-			e := env()
+		d.it("sends rate-limit headers when a limit is configured", reqs("REF-RATE-LIMIT"), func(e *Env) {
 			first := e.call(0, client.Request{Method: "GET", Path: "/v1/user"})
 			if first.Header.Get("X-RateLimit-Limit") == "" {
 				Skip("the target has no rate limit configured (chatref --rate-limit N turns it on)")
@@ -229,10 +212,9 @@ func referenceSpecs(r *registry, env func() *Env) {
 			Expect(time.UnixMilli(reset)).To(BeTemporally(">", time.Now().Add(-time.Second)), "reset lies in the past")
 		})
 
-		r.it("answers 400 to plain http on the HTTPS port", ids("REF-TLS-PLAIN"), func() {
-			e := env()
+		d.it("answers 400 to plain http on the HTTPS port", reqs("REF-TLS-PLAIN"), func(e *Env) {
 			plain := "http://" + strings.TrimPrefix(e.Client.BaseURL(), "https://") + "/v1/user"
-			req, _ := http.NewRequestWithContext(context.Background(), "GET", plain, nil)
+			req, _ := http.NewRequestWithContext(e.ctx, "GET", plain, nil)
 			resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
 			Expect(err).NotTo(HaveOccurred())
 			resp.Body.Close()
@@ -240,9 +222,8 @@ func referenceSpecs(r *registry, env func() *Env) {
 		})
 	})
 
-	r.describe("Reference decisions: shapes and rendering", func() {
-		r.it("carries every room field, security among PUBLIC, PRIVATE and INHERITED", ids("REF-ROOM-FIELDS", "REF-ROOM-SECURITY"), func() {
-			e := env()
+	Describe("Reference decisions: shapes and rendering", func() {
+		d.it("carries every room field, security among PUBLIC, PRIVATE and INHERITED", reqs("REF-ROOM-FIELDS", "REF-ROOM-SECURITY"), func(e *Env) {
 			for _, which := range []string{"rooms", "channels"} {
 				for _, rm := range e.rooms(0, which) {
 					Expect(rm.Topic).NotTo(BeNil(), "%s topic", rm.ID)
@@ -261,8 +242,7 @@ func referenceSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("uses 24-hex ids that sort by creation", ids("REF-IDS"), func() {
-			e := env()
+		d.it("uses 24-hex ids that sort by creation", reqs("REF-IDS"), func(e *Env) {
 			room := e.writeRoom()
 			a := e.send(0, room, "first "+e.Marker())
 			b := e.send(0, room, "second "+e.Marker())
@@ -272,15 +252,13 @@ func referenceSpecs(r *registry, env func() *Env) {
 			Expect(b.ID > a.ID).To(BeTrue(), "a later message's id %s sorts before %s", b.ID, a.ID)
 		})
 
-		r.it("sends status false by default and fromUser with v", ids("REF-MESSAGE-FIELDS"), func() {
-			e := env()
+		d.it("sends status false by default and fromUser with v", reqs("REF-MESSAGE-FIELDS"), func(e *Env) {
 			m := e.send(0, e.writeRoom(), "plain "+e.Marker())
 			Expect(m.Status).To(HaveValue(BeFalse()))
 			Expect(m.FromUser.V).NotTo(BeNil())
 		})
 
-		r.it("renders the exact markup of mentions, issues, links, line breaks and a lone paragraph", ids("REF-HTML"), func() {
-			e := env()
+		d.it("renders the exact markup of mentions, issues, links, line breaks and a lone paragraph", reqs("REF-HTML"), func(e *Env) {
 			e.needUsers(2)
 			name := e.Users[1].Username
 			m := e.send(0, e.writeRoom(), "hi @"+name+" #12\nhttps://example.com/x")
@@ -289,8 +267,7 @@ func referenceSpecs(r *registry, env func() *Env) {
 				`<a href="https://example.com/x" rel="nofollow noopener noreferrer" target="_blank" class="link">https://example.com/x</a>`))
 		})
 
-		r.it("wraps unknown names in the mention span but lists only existing users", ids("REF-MENTION-KNOWN"), func() {
-			e := env()
+		d.it("wraps unknown names in the mention span but lists only existing users", reqs("REF-MENTION-KNOWN"), func(e *Env) {
 			ghost := "nobody" + e.Marker()
 			m := e.send(0, e.writeRoom(), "@"+ghost+" hello")
 			Expect(withClass(elements(m.HTML), "span", "mention")).To(HaveLen(1))

@@ -78,10 +78,9 @@ func withClass(els []element, tag, class string) []element {
 	return out
 }
 
-func renderingSpecs(r *registry, env func() *Env) {
-	r.describe("Message rendering", func() {
-		r.it("wraps a mention of a user in a span with class mention and lists it", ids("RENDER-MENTION", "META-MENTIONS"), func() {
-			e := env()
+func renderingSpecs(d decl) {
+	Describe("Message rendering", func() {
+		d.it("wraps a mention of a user in a span with class mention and lists it", reqs("RENDER-MENTION", "META-MENTIONS"), func(e *Env) {
 			e.needUsers(2)
 			_, marker := e.text()
 			m := e.send(0, e.writeRoom(), "hello @"+e.Users[1].Username+" "+marker)
@@ -91,8 +90,7 @@ func renderingSpecs(r *registry, env func() *Env) {
 			Expect(m.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}))
 		})
 
-		r.it("wraps an issue reference in a span with class issue and lists its number as a string", ids("RENDER-ISSUE", "META-ISSUES"), func() {
-			e := env()
+		d.it("wraps an issue reference in a span with class issue and lists its number as a string", reqs("RENDER-ISSUE", "META-ISSUES"), func(e *Env) {
 			_, marker := e.text()
 			m := e.send(0, e.writeRoom(), "fixed in #4321 "+marker)
 			spans := withClass(elements(m.HTML), "span", "issue")
@@ -101,8 +99,7 @@ func renderingSpecs(r *registry, env func() *Env) {
 			Expect(m.Issues).To(ContainElement(IssueRef{Number: "4321"}))
 		})
 
-		r.it("turns a URL into an anchor with class link and lists it", ids("RENDER-LINK", "META-URLS"), func() {
-			e := env()
+		d.it("turns a URL into an anchor with class link and lists it", reqs("RENDER-LINK", "META-URLS"), func(e *Env) {
 			_, marker := e.text()
 			url := "https://example.com/" + marker + "?a=1&b=2#frag"
 			m := e.send(0, e.writeRoom(), "see "+url+" please")
@@ -112,8 +109,7 @@ func renderingSpecs(r *registry, env func() *Env) {
 			Expect(m.URLs).To(ContainElement(URLRef{URL: url}))
 		})
 
-		r.it("escapes special characters and never passes markup through", ids("RENDER-ESCAPE"), func() {
-			e := env()
+		d.it("escapes special characters and never passes markup through", reqs("RENDER-ESCAPE"), func(e *Env) {
 			_, marker := e.text()
 			text := `<script>alert("x")</script> <b>bold?</b> 1 < 2 & 3 > 2 ` + marker
 			m := e.send(0, e.writeRoom(), text)
@@ -127,8 +123,7 @@ func renderingSpecs(r *registry, env func() *Env) {
 			Expect(shown).To(ContainSubstring("1 < 2 & 3 > 2"), "html %q", m.HTML)
 		})
 
-		r.it("leaves @names and #numbers in code alone", ids("REF-HTML"), func() {
-			e := env()
+		d.it("leaves @names and #numbers in code alone", reqs("REF-HTML"), func(e *Env) {
 			e.needUsers(2)
 			_, marker := e.text()
 			m := e.send(0, e.writeRoom(), "`@"+e.Users[1].Username+" #77` "+marker)

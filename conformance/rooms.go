@@ -9,10 +9,9 @@ import (
 	"github.com/chatrooms/conformance/client"
 )
 
-func roomSpecs(r *registry, env func() *Env) {
-	r.describe("GET /v1/user/{userId}/rooms", func() {
-		r.it("lists rooms with documented types and kinds", ids("ROOM-LIST", "ROOM-SHAPE", "ROOM-PLATFORM-TYPE"), func() {
-			e := env()
+func roomSpecs(d decl) {
+	Describe("GET /v1/user/{userId}/rooms", func() {
+		d.it("lists rooms with documented types and kinds", reqs("ROOM-LIST", "ROOM-SHAPE", "ROOM-PLATFORM-TYPE"), func(e *Env) {
 			rooms := e.rooms(0, "rooms")
 			for _, room := range rooms {
 				Expect(room.ID).NotTo(BeEmpty())
@@ -20,8 +19,7 @@ func roomSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("includes the user's one-to-one, organisation and repository rooms", ids("ROOM-KINDS"), func() {
-			e := env()
+		d.it("includes the user's one-to-one, organisation and repository rooms", reqs("ROOM-KINDS"), func(e *Env) {
 			listed := map[string]bool{}
 			for _, room := range e.rooms(0, "rooms") {
 				listed[room.ID] = true
@@ -40,8 +38,7 @@ func roomSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("shows one-to-one rooms with the other participant and without uri", ids("ROOM-ONE-TO-ONE", "ROOM-USER-ONLY-ONE-TO-ONE"), func() {
-			e := env()
+		d.it("shows one-to-one rooms with the other participant and without uri", reqs("ROOM-ONE-TO-ONE", "ROOM-USER-ONLY-ONE-TO-ONE"), func(e *Env) {
 			oneToOne := 0
 			for _, room := range e.rooms(0, "rooms") {
 				isOneToOne := room.PlatformType == "ONETOONE" || (room.OneToOne != nil && *room.OneToOne)
@@ -60,8 +57,7 @@ func roomSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("hides a room for the user when asked", ids("ROOM-HIDE"), func() {
-			e := env()
+		d.it("hides a room for the user when asked", reqs("ROOM-HIDE"), func(e *Env) {
 			if e.Target.HideRoom == "" {
 				Skip("hiding a room is destructive: name hide_room in the target description to allow it")
 			}
@@ -71,9 +67,8 @@ func roomSpecs(r *registry, env func() *Env) {
 		})
 	})
 
-	r.describe("GET /v1/user/{userId}/channels", func() {
-		r.it("lists only USER_CHANNEL rooms, without userCount and with security", ids("CHANNEL-LIST", "CHANNEL-NO-USERCOUNT", "CHANNEL-SECURITY"), func() {
-			e := env()
+	Describe("GET /v1/user/{userId}/channels", func() {
+		d.it("lists only USER_CHANNEL rooms, without userCount and with security", reqs("CHANNEL-LIST", "CHANNEL-NO-USERCOUNT", "CHANNEL-SECURITY"), func(e *Env) {
 			channels := e.rooms(0, "channels")
 			if len(channels) == 0 {
 				Skip("user 1 has no channel")
@@ -86,9 +81,8 @@ func roomSpecs(r *registry, env func() *Env) {
 		})
 	})
 
-	r.describe("GET /v1/user/{userId}/orgs", func() {
-		r.it("lists organisation entries, each with its room only when one exists", ids("ORG-LIST", "ORG-ROOM"), func() {
-			e := env()
+	Describe("GET /v1/user/{userId}/orgs", func() {
+		d.it("lists organisation entries, each with its room only when one exists", reqs("ORG-LIST", "ORG-ROOM"), func(e *Env) {
 			var orgs []Organisation
 			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"}), &orgs)
 			if len(orgs) == 0 {
@@ -103,9 +97,8 @@ func roomSpecs(r *registry, env func() *Env) {
 		})
 	})
 
-	r.describe("GET /v1/user/{userId}/repos", func() {
-		r.it("lists repository entries, each with its room only when one exists", ids("REPO-LIST", "REPO-ROOM"), func() {
-			e := env()
+	Describe("GET /v1/user/{userId}/repos", func() {
+		d.it("lists repository entries, each with its room only when one exists", reqs("REPO-LIST", "REPO-ROOM"), func(e *Env) {
 			var repos []Repository
 			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"}), &repos)
 			if len(repos) == 0 {
@@ -119,14 +112,12 @@ func roomSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("lists private repositories for a user who granted access", ids("REPO-PRIVATE-GRANTED"), func() {
-			e := env()
+		d.it("lists private repositories for a user who granted access", reqs("REPO-PRIVATE-GRANTED"), func(e *Env) {
 			u := e.userWhoGranted(true)
 			Expect(e.privateRepos(u)).NotTo(BeEmpty(), "user %d granted private access but sees no private repository (private_repos_granted: true promises the user owns at least one)", u+1)
 		})
 
-		r.it("lists no private repository for a user who did not grant access", ids("REPO-PRIVATE-WITHHELD"), func() {
-			e := env()
+		d.it("lists no private repository for a user who did not grant access", reqs("REPO-PRIVATE-WITHHELD"), func(e *Env) {
 			u := e.userWhoGranted(false)
 			Expect(e.privateRepos(u)).To(BeEmpty(), "user %d did not grant private access but sees private repositories", u+1)
 		})

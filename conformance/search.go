@@ -3,6 +3,7 @@ package conformance
 import (
 	"strconv"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/chatrooms/conformance/client"
@@ -28,10 +29,9 @@ func isOverLimit(query map[string][]string) bool {
 	return false
 }
 
-func searchSpecs(r *registry, env func() *Env) {
-	r.describe("GET /v1/rooms/{roomId}/chatMessages?q=", func() {
-		r.it("finds a message by a unique word", ids("SEARCH-Q"), func() {
-			e := env()
+func searchSpecs(d decl) {
+	Describe("GET /v1/rooms/{roomId}/chatMessages?q=", func() {
+		d.it("finds a message by a unique word", reqs("SEARCH-Q"), func(e *Env) {
 			room := e.writeRoom()
 			text, marker := e.text()
 			m := e.send(0, room, text)

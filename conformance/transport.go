@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"context"
 	"mime"
 	"net/http"
 	"strings"
@@ -12,33 +11,25 @@ import (
 	"github.com/chatrooms/conformance/client"
 )
 
-func transportSpecs(r *registry, env func() *Env) {
-	r.describe("Transport and authentication", func() {
-		for _, way := range []struct {
-			text, id string
-			place    client.TokenPlace
-		}{
-			{"accepts the token as an Authorization Bearer header", "AUTH-BEARER", client.Bearer},
-			{"accepts the token as the access_token query parameter", "AUTH-QUERY-TOKEN", client.QueryToken},
-		} {
-			r.it(way.text, ids(way.id), func() {
-				e := env()
-				var users []User
-				expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: way.place}), &users)
-				Expect(users).To(HaveLen(1))
-				Expect(users[0].ID).To(Equal(e.me(0)))
-			})
-		}
+func transportSpecs(d decl) {
+	Describe("Transport and authentication", func() {
+		d.table("accepts the token in each documented place", reqs("AUTH-BEARER", "AUTH-QUERY-TOKEN"), func(e *Env, p any) {
+			var users []User
+			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: p.(client.TokenPlace)}), &users)
+			Expect(users).To(HaveLen(1))
+			Expect(users[0].ID).To(Equal(e.me(0)))
+		},
+			d.entry("as an Authorization Bearer header", Label("AUTH-BEARER"), client.Bearer),
+			d.entry("as the access_token query parameter", Label("AUTH-QUERY-TOKEN"), client.QueryToken),
+		)
 
-		r.it("gives no data to a request without a token", ids("AUTH-REQUIRED"), func() {
-			e := env()
+		d.it("gives no data to a request without a token", reqs("AUTH-REQUIRED"), func(e *Env) {
 			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms"} {
 				noData(e.call(0, client.Request{Method: "GET", Path: path, Place: client.NoToken, Invalid: true}), "a request without a token")
 			}
 		})
 
-		r.it("gives no data to a request with a token it never issued", ids("AUTH-UNKNOWN-TOKEN"), func() {
-			e := env()
+		d.it("gives no data to a request with a token it never issued", reqs("AUTH-UNKNOWN-TOKEN"), func(e *Env) {
 			bogus := strings.Repeat("0", 40)
 			if bogus == e.Users[0].Token {
 				bogus = strings.Repeat("1", 40)
@@ -46,8 +37,7 @@ func transportSpecs(r *registry, env func() *Env) {
 			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: bogus, Invalid: true}), "an unknown token")
 		})
 
-		r.it("labels every success application/json with charset utf-8", ids("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func() {
-			e := env()
+		d.it("labels every success application/json with charset utf-8", reqs("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func(e *Env) {
 			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms", "/v1/user/" + e.me(0) + "/repos"} {
 				resp := e.call(0, client.Request{Method: "GET", Path: path})
 				expectStatus(resp, 200)
@@ -60,17 +50,15 @@ func transportSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("serves the API below /v1 right after the base address", ids("HTTP-V1-PREFIX"), func() {
-			e := env()
+		d.it("serves the API below /v1 right after the base address", reqs("HTTP-V1-PREFIX"), func(e *Env) {
 			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms"} {
 				expectStatus(e.call(0, client.Request{Method: "GET", Path: path}), 200)
 			}
 		})
 
-		r.it("serves no data over plain http", ids("HTTP-TLS-ONLY"), func() {
-			e := env()
+		d.it("serves no data over plain http", reqs("HTTP-TLS-ONLY"), func(e *Env) {
 			plain := "http://" + strings.TrimPrefix(e.Client.BaseURL(), "https://") + "/v1/user"
-			req, err := http.NewRequestWithContext(context.Background(), "GET", plain, nil)
+			req, err := http.NewRequestWithContext(e.ctx, "GET", plain, nil)
 			Expect(err).NotTo(HaveOccurred())
 			req.Header.Set("Authorization", "Bearer "+e.Users[0].Token)
 			noRedirects := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: e.Timeout}

@@ -5,17 +5,15 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-func unreadSpecs(r *registry, env func() *Env) {
-	r.describe("GET and POST /v1/user/{userId}/rooms/{roomId}/unreadItems", func() {
-		r.it("answers an object with chat and mention lists of ids", ids("UNREAD-SHAPE"), func() {
-			e := env()
+func unreadSpecs(d decl) {
+	Describe("GET and POST /v1/user/{userId}/rooms/{roomId}/unreadItems", func() {
+		d.it("answers an object with chat and mention lists of ids", reqs("UNREAD-SHAPE"), func(e *Env) {
 			un := e.unread(0, e.writeRoom())
 			Expect(un.Chat).NotTo(BeNil(), "chat")
 			Expect(un.Mention).NotTo(BeNil(), "mention")
 		})
 
-		r.it("lists another user's new message as unread chat and a mention as unread mention", ids("UNREAD-CHAT", "UNREAD-MENTION", "UNREAD-FLAG"), func() {
-			e := env()
+		d.it("lists another user's new message as unread chat and a mention as unread mention", reqs("UNREAD-CHAT", "UNREAD-MENTION", "UNREAD-FLAG"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
 			text, _ := e.text()
@@ -31,8 +29,7 @@ func unreadSpecs(r *registry, env func() *Env) {
 			Expect(e.getMessage(1, room, plain.ID).Unread).To(BeFalse(), "unread flag for the author")
 		})
 
-		r.it("marks messages read: they leave the lists, readBy rises and the flag clears", ids("UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG"), func() {
-			e := env()
+		d.it("marks messages read: they leave the lists, readBy rises and the flag clears", reqs("UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
 			text, _ := e.text()
@@ -51,8 +48,7 @@ func unreadSpecs(r *registry, env func() *Env) {
 			Expect(got.Unread).To(BeFalse())
 		})
 
-		r.it("keeps the room's unreadItems and mentions in agreement with the lists", ids("UNREAD-ROOM-COUNTS"), func() {
-			e := env()
+		d.it("keeps the room's unreadItems and mentions in agreement with the lists", reqs("UNREAD-ROOM-COUNTS"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
 			text, _ := e.text()

@@ -1,15 +1,15 @@
 package conformance
 
 import (
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/chatrooms/conformance/client"
 )
 
-func userSpecs(r *registry, env func() *Env) {
-	r.describe("GET /v1/user", func() {
-		r.it("answers an array holding exactly the token's user", ids("USER-GET-ARRAY", "USER-SHAPE", "AUTH-CURRENT-USER"), func() {
-			e := env()
+func userSpecs(d decl) {
+	Describe("GET /v1/user", func() {
+		d.it("answers an array holding exactly the token's user", reqs("USER-GET-ARRAY", "USER-SHAPE", "AUTH-CURRENT-USER"), func(e *Env) {
 			seen := map[string]bool{}
 			for u := range e.Users {
 				var users []User
@@ -23,8 +23,7 @@ func userSpecs(r *registry, env func() *Env) {
 			}
 		})
 
-		r.it("carries v only as an integer, and only where it chooses to", ids("USER-V-OPTIONAL"), func() {
-			e := env()
+		d.it("carries v only as an integer, and only where it chooses to", reqs("USER-V-OPTIONAL"), func(e *Env) {
 			resp := e.call(0, client.Request{Method: "GET", Path: "/v1/user"})
 			expectStatus(resp, 200)
 			var raw []map[string]any

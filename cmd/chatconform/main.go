@@ -11,18 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/ginkgo/v2/types"
-	"github.com/onsi/gomega"
 
-	"github.com/chatrooms/conformance/bundled"
-	"github.com/chatrooms/conformance/client"
-	"github.com/chatrooms/conformance/conformance"
-	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/runner"
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/target"
 )
@@ -63,12 +57,11 @@ func (t *tokens) Set(v string) error { *t = append(*t, v); return nil }
 
 type options struct {
 	targetFile, baseURL, profile, labelFilter, focus string
-	fault, variant                                   string
 	junit, jsonOut, htmlOut                          string
 	tokens                                           tokens
 	seed                                             uint64
 	list, verbose                                    bool
-	timeout, eventually                              time.Duration
+	timeout, eventually, specTimeout                 time.Duration
 }
 
 func main() {
@@ -99,9 +92,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.StringVar(&o.htmlOut, "html", "", "write an HTML report to `file`")
 	fs.BoolVar(&o.verbose, "v", false, "print every check as it runs")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "timeout of each request")
+	fs.DurationVar(&o.specTimeout, "check-timeout", 2*time.Minute, "timeout of each check")
 	fs.DurationVar(&o.eventually, "eventually", 5*time.Second, "how long search and unread state may lag behind a write")
-	fs.StringVar(&o.fault, "inject-fault", "", "self-test only: plant this fault in the bundled server (see chatconform selftest)")
-	fs.StringVar(&o.variant, "variant", "", "self-test only: run the bundled server as this conforming variant")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitPass
@@ -121,188 +113,62 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		profile = p
 	}
+	suite := runner.Prepare(o.specTimeout)
 	if o.list {
-		return list(stdout, profile)
+		return list(stdout, suite, profile)
 	}
-	if err := checkSelection(o, profile); err != nil {
+	d, err := runner.ResolveTarget(runner.Inputs{File: o.targetFile, BaseURL: o.baseURL, Tokens: o.tokens, Getenv: getenv})
+	if err != nil {
+		fmt.Fprintln(stderr, "chatconform:", err)
+		return exitUsage
+	}
+	selProfile := profile
+	if selProfile == "" {
+		selProfile = spec.Core
+		if d == nil {
+			selProfile = spec.Reference
+		}
+	}
+	if _, err := suite.Select(runner.Selection{Profile: selProfile, LabelFilter: o.labelFilter, Focus: o.focus}); err != nil {
 		fmt.Fprintln(stderr, "chatconform:", err)
 		return exitUsage
 	}
 	if o.seed == 0 {
 		o.seed = uint64(time.Now().UnixNano()%1_000_000_000) + 1
 	}
-
-	d, bundledTarget, err := resolveTarget(o, getenv)
-	if err != nil {
-		fmt.Fprintln(stderr, "chatconform:", err)
-		return exitUsage
-	}
-	if err := checkSelftestFlags(o, bundledTarget); err != nil {
-		fmt.Fprintln(stderr, "chatconform:", err)
-		return exitUsage
-	}
-	if bundledTarget {
-		cfg := reference.Config{Variant: o.variant}
-		if o.fault != "" {
-			cfg.Faults = []string{o.fault}
-		}
-		srv, err := bundled.Start(o.seed, cfg)
-		if err != nil {
-			fmt.Fprintln(stderr, "chatconform: starting the bundled reference server:", err)
-			return exitHarness
-		}
-		defer srv.Close()
-		d = srv.Target
-		if profile == "" {
-			profile = spec.Reference
-		}
-	}
-	if profile == "" {
-		profile = spec.Core
-	}
-	where := d.BaseURL
-	switch {
-	case o.fault != "":
-		where += " (bundled reference server with fault " + o.fault + ")"
-	case o.variant != "":
-		where += " (bundled reference server, variant " + o.variant + ")"
-	case bundledTarget:
-		where += " (bundled reference server)"
-	}
-	fmt.Fprintf(stdout, "chatconform: profile %s, seed %d, target %s\n", profile, o.seed, where)
-
-	rec := &client.Recorder{Limit: 2000}
-	setupCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	env, err := conformance.NewEnv(setupCtx, conformance.Options{Target: d, Profile: profile, Seed: o.seed, Eventually: o.eventually, Timeout: o.timeout, Recorder: rec, Process: 1})
-	cancel()
+	sc, rc := ginkgo.GinkgoConfiguration()
+	rc.NoColor = !isTerminal(stdout)
+	res, err := suite.Run(ctx, runner.Config{
+		Target:         d,
+		Selection:      runner.Selection{Profile: profile, LabelFilter: o.labelFilter, Focus: o.focus},
+		Seed:           o.seed,
+		Timeout:        o.timeout,
+		Eventually:     o.eventually,
+		Process:        1,
+		Out:            stdout,
+		Verbose:        o.verbose,
+		JUnit:          o.junit,
+		JSON:           o.jsonOut,
+		HTML:           o.htmlOut,
+		SuiteConfig:    sc,
+		ReporterConfig: rc,
+	}, &failRecorder{})
 	if err != nil {
 		var te *target.Error
-		if errors.As(err, &te) {
+		var ue *runner.UsageError
+		switch {
+		case errors.As(err, &te), errors.As(err, &ue):
 			fmt.Fprintln(stderr, "chatconform:", err)
 			return exitUsage
-		}
-		fmt.Fprintln(stderr, "chatconform: the target could not be reached:", err)
-		return exitHarness
-	}
-
-	checks := conformance.Register(func() *conformance.Env { return env })
-	var report types.Report
-	ginkgo.ReportAfterSuite("chatconform summary", func(r ginkgo.Report) { report = r })
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	suiteConfig, reporterConfig := ginkgo.GinkgoConfiguration()
-	suiteConfig.RandomSeed = int64(o.seed)
-	suiteConfig.LabelFilter = combineFilters(o.labelFilter, conformance.ProfileFilter(profile))
-	if o.focus != "" {
-		suiteConfig.FocusStrings = []string{o.focus}
-	}
-	reporterConfig.JUnitReport = o.junit
-	reporterConfig.Succinct = !o.verbose
-	reporterConfig.Verbose = o.verbose
-	reporterConfig.NoColor = !isTerminal(stdout)
-	start := time.Now()
-	t := &failRecorder{}
-	ginkgo.RunSpecs(t, "Chat Rooms API conformance ("+string(profile)+")", suiteConfig, reporterConfig)
-
-	summary := summarize(report, checks, profile, o.seed, d.BaseURL, time.Since(start), rec.Count())
-	summary.print(stdout)
-	for _, out := range []struct {
-		path  string
-		write func(io.Writer) error
-	}{{o.jsonOut, summary.writeJSON(rec)}, {o.htmlOut, summary.writeHTML}} {
-		if out.path == "" {
-			continue
-		}
-		if err := writeFile(out.path, out.write); err != nil {
-			fmt.Fprintln(stderr, "chatconform:", err)
+		case runner.Unreachable(err):
+			fmt.Fprintln(stderr, "chatconform: the target could not be reached:", err)
 			return exitHarness
 		}
-	}
-	switch {
-	case summary.Unreachable > 0:
-		fmt.Fprintln(stderr, "chatconform: the target stopped answering during the run")
+		fmt.Fprintln(stderr, "chatconform:", err)
 		return exitHarness
-	case summary.Failed > 0 || t.failed:
-		return exitFail
 	}
-	return exitPass
-}
-
-// resolveTarget builds the description from the file, the environment and
-// the flags (a flag beats the environment, which beats the file). The second
-// result is true when nothing names a target: the bundled server is wanted.
-func resolveTarget(o options, getenv func(string) string) (*target.Description, bool, error) {
-	env := target.FromEnv(getenv)
-	if o.targetFile == "" && o.baseURL == "" && env.BaseURL == "" && len(o.tokens) == 0 && len(env.Tokens) == 0 {
-		return nil, true, nil
-	}
-	d := &target.Description{}
-	if o.targetFile != "" {
-		var err error
-		if d, err = target.Load(o.targetFile); err != nil {
-			return nil, false, err
-		}
-	}
-	d.Apply(env)
-	d.Apply(target.Overrides{BaseURL: o.baseURL, Tokens: o.tokens})
-	if err := d.Check(); err != nil {
-		return nil, false, err
-	}
-	return d, false, nil
-}
-
-func combineFilters(user, profile string) string {
-	switch {
-	case user == "":
-		return profile
-	case profile == "":
-		return user
-	}
-	return "(" + user + ") && " + profile
-}
-
-// checkSelection refuses a --label-filter or --focus that is malformed or
-// selects no check: a run of nothing must not pass.
-func checkSelection(o options, p spec.Profile) error {
-	match := func(conformance.Check) bool { return true }
-	if o.labelFilter != "" {
-		filter, err := types.ParseLabelFilter(o.labelFilter)
-		if err != nil {
-			return fmt.Errorf("--label-filter: %v", err)
-		}
-		match = func(c conformance.Check) bool {
-			return filter(append(append([]string(nil), c.IDs...), string(c.Profile)))
-		}
-	}
-	var focus *regexp.Regexp
-	if o.focus != "" {
-		var err error
-		if focus, err = regexp.Compile(o.focus); err != nil {
-			return fmt.Errorf("--focus: %v", err)
-		}
-	}
-	for _, c := range conformance.Checks() {
-		if (p != spec.Core || c.Profile == spec.Core) && match(c) && (focus == nil || focus.MatchString(c.Name)) {
-			return nil
-		}
-	}
-	return errors.New("--label-filter and --focus select no check (chatconform --list shows the ids and names)")
-}
-
-func checkSelftestFlags(o options, bundledTarget bool) error {
-	if (o.fault != "" || o.variant != "") && !bundledTarget {
-		return fmt.Errorf("--inject-fault and --variant apply to the bundled server only; leave out the target")
-	}
-	if o.fault != "" {
-		if _, ok := reference.LookupFault(o.fault); !ok {
-			return fmt.Errorf("--inject-fault: unknown fault %q (chatconform selftest lists them)", o.fault)
-		}
-	}
-	if o.variant != "" {
-		if _, ok := reference.LookupVariant(o.variant); !ok {
-			return fmt.Errorf("--variant: unknown variant %q (chatconform selftest lists them)", o.variant)
-		}
-	}
-	return nil
+	res.Print(stdout)
+	return res.ExitCode()
 }
 
 // failRecorder stands in for *testing.T: Ginkgo only needs Fail.
@@ -319,26 +185,14 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
-}
-
-func list(w io.Writer, p spec.Profile) int {
+func list(w io.Writer, suite *runner.Suite, p spec.Profile) int {
 	cat, err := spec.LoadCatalogue()
 	if err != nil {
 		fmt.Fprintln(w, err)
 		return exitHarness
 	}
 	byID := map[string][]string{}
-	for _, c := range conformance.Checks() {
+	for _, c := range suite.Checks() {
 		if p == spec.Core && c.Profile == spec.Reference {
 			continue
 		}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chatrooms/conformance/runner"
 )
 
 // Ginkgo runs its specs once per process, so a full run happens in a child
@@ -44,17 +46,17 @@ func TestDefaultRunChecksTheBundledReferenceAndPasses(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	for _, want := range []string{"profile reference, seed 42", "PASS     MSG-SEND-200", "chatconform: PASS"} {
+	for _, want := range []string{"profile reference, seed 42", "PASS         MSG-SEND-200", "chatconform: PASS"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	var s Summary
+	var s runner.Result
 	raw, err := os.ReadFile(report)
 	if err != nil || json.Unmarshal(raw, &s) != nil {
 		t.Fatalf("json report: %v", err)
 	}
-	if s.Seed != 42 || s.Counts[pass] < 80 || s.Counts[fail] != 0 || s.Requests == 0 {
+	if s.Seed != 42 || s.Counts["PASS"] < 80 || s.Counts["FAIL"] != 0 || s.Requests == 0 {
 		t.Errorf("summary %+v", s.Counts)
 	}
 	x, err := os.ReadFile(junit)

@@ -1,0 +1,58 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// Report entries a failing check leaves so the runner can tell the server's
+// fault apart from what kept the check from judging it.
+const (
+	// EntryBlockedBy names the requirement whose failure in a setup step
+	// kept the check from reaching what it verifies.
+	EntryBlockedBy = "blocked-by"
+	// EntryError marks a failure of the target's environment or of the
+	// harness (transport, timeout), not a verdict on the server.
+	EntryError = "error"
+	// EntryInconclusive marks a check the target kept refusing with 429 or
+	// 503 after the allowed retries.
+	EntryInconclusive = "inconclusive"
+)
+
+// step runs f as a setup step that exercises requirement req. When f fails
+// and the check does not itself verify req, the check is blocked by req: the
+// failure is counted once, on req's own checks, not on every check that
+// happened to need the step.
+func (e *Env) step(req string, f func()) {
+	GinkgoHelper()
+	prev := *e.blocker
+	if prev == "" && !slices.Contains(e.ids, req) {
+		*e.blocker = req
+	}
+	f()
+	*e.blocker = prev
+}
+
+// noteBlocker runs when a check's body returns or unwinds: a step that did
+// not finish names its requirement as the blocker.
+func (e *Env) noteBlocker() {
+	if b := *e.blocker; b != "" {
+		AddReportEntry(EntryBlockedBy, b)
+	}
+}
+
+// transportFailure ends the check with an ERROR (or INCONCLUSIVE) outcome:
+// the request got no answer to judge.
+func transportFailure(err error) {
+	GinkgoHelper()
+	var un interface{ Unavailable() bool }
+	if errors.As(err, &un) && un.Unavailable() {
+		AddReportEntry(EntryInconclusive, err.Error())
+		Fail(fmt.Sprintf("the target kept refusing the request: %v", err))
+	}
+	AddReportEntry(EntryError, err.Error())
+	Fail(fmt.Sprintf("no answer from the target: %v", err))
+}
