@@ -1,7 +1,6 @@
 package conformance
 
 import (
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -29,25 +28,32 @@ func messageSpecs(d decl) {
 			Expect(m.FromUser.ID).To(Equal(e.me(0)))
 		})
 
-		d.it("flags a message sent with status true as a status update", reqs("MSG-SEND-STATUS"), func(e *Env) {
+		d.it("flags a message sent with status true as a status update, and only that one", reqs("MSG-SEND-STATUS"), func(e *Env) {
+			room := e.writeRoom()
 			text, _ := e.text()
-			m := e.sendBody(0, e.writeRoom(), map[string]any{"text": text, "status": true})
+			m := e.sendBody(0, room, map[string]any{"text": text, "status": true})
 			Expect(m.Status).To(HaveValue(BeTrue()), "status of a status update")
-			Expect(e.getMessage(0, e.writeRoom(), m.ID).Status).To(HaveValue(BeTrue()), "status when read back")
+			Expect(e.getMessage(0, room, m.ID).Status).To(HaveValue(BeTrue()), "status when read back")
+			plainText, _ := e.text()
+			plain := e.send(0, room, plainText)
+			Expect(isTrue(plain.Status)).To(BeFalse(), "a message sent without status is flagged as a status update")
+			Expect(isTrue(e.getMessage(0, room, plain.ID).Status)).To(BeFalse(), "a message sent without status reads back as a status update")
 		})
 
-		d.it("stores the message: it can be read by id and is listed", reqs("MSG-SEND-STORED", "MSG-GET-ONE", "MSG-LIST"), func(e *Env) {
+		d.it("stores the message: user 2 can read it by id and finds it listed", reqs("MSG-SEND-STORED", "MSG-GET-ONE", "MSG-LIST"), func(e *Env) {
+			e.needUsers(2)
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
 			later, _ := e.text()
 			e.send(0, room, later) // so that m is not the newest message
-			got := e.getMessage(0, room, m.ID)
+			got := e.getMessage(1, room, m.ID)
 			Expect(got.ID).To(Equal(m.ID), "asked for one message, got another")
 			Expect(got.Text).To(Equal(text))
+			Expect(got.FromUser.ID).To(Equal(e.me(0)), "fromUser of the stored message")
 			// aroundId must include its anchor (PAGE-AROUNDID): a way to find the
 			// message in a list that other traffic cannot push it out of.
-			listed := e.list(0, room, q("aroundId", m.ID, "limit", "10"))
+			listed := e.list(1, room, q("aroundId", m.ID, "limit", "10"))
 			Expect(idsOf(listed)).To(ContainElement(m.ID), "the new message is not listed around itself")
 		})
 
@@ -91,12 +97,39 @@ func versioningSpecs(d decl) {
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
+			newer, _ := e.text()
+			e.send(0, room, newer) // the edited message is not the newest one
 			edited := e.edit(0, room, m.ID, text+" (edited)")
-			Expect(edited.ID).To(Equal(m.ID))
+			Expect(edited.ID).To(Equal(m.ID), "the edit answered another message")
 			Expect(edited.Text).To(Equal(text + " (edited)"))
 			Expect(edited.EditedAt).NotTo(BeNil(), "editedAt after an edit")
 			parseTime(*edited.EditedAt)
 			Expect(edited.V).To(Equal(2), "v after one edit")
+		})
+
+		d.it("changes only the edited message, and only its text, editedAt, v and what is derived from the text", reqs("MSG-EDIT-PERSISTED"), func(e *Env) {
+			e.needUsers(2)
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(0, room, text)
+			otherText, _ := e.text()
+			other := e.send(0, room, otherText) // newer than m: a lazy server edits the newest message
+			e.edit(0, room, m.ID, text+" (edited)")
+
+			By("reading both messages back as user 2")
+			got := e.getMessage(1, room, m.ID)
+			Expect(got.Text).To(Equal(text+" (edited)"), "user 2 does not see the edit")
+			Expect(got.V).To(Equal(2), "user 2 sees v %d after one edit", got.V)
+			Expect(got.EditedAt).NotTo(BeNil(), "user 2 sees no editedAt after the edit")
+			Expect(got.Sent).To(Equal(m.Sent), "the edit changed sent")
+			Expect(got.FromUser.ID).To(Equal(m.FromUser.ID), "the edit changed fromUser")
+			if m.Status != nil && got.Status != nil {
+				Expect(*got.Status).To(Equal(*m.Status), "the edit changed status")
+			}
+			untouched := e.getMessage(1, room, other.ID)
+			Expect(untouched.Text).To(Equal(otherText), "editing %s changed another message, %s", m.ID, other.ID)
+			Expect(untouched.V).To(Equal(1), "editing %s raised the v of another message, %s", m.ID, other.ID)
+			Expect(untouched.EditedAt).To(BeNil(), "editing %s set editedAt on another message, %s", m.ID, other.ID)
 		})
 
 		d.it("raises v by exactly one on every edit, and stores the result", reqs("MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED"), func(e *Env) {

@@ -77,12 +77,25 @@ func paginationSpecs(d decl) {
 			}
 		})
 
-		d.it("includes the anchor for aroundId", reqs("PAGE-AROUNDID"), func(e *Env) {
+		d.it("answers aroundId with a window around the anchor, anchor included", reqs("PAGE-AROUNDID"), func(e *Env) {
 			room := e.writeRoom()
-			seeded := e.seed(0, room, 10)
-			around := e.list(0, room, q("aroundId", seeded[5].ID, "limit", "6"))
-			Expect(idsOf(around)).To(ContainElement(seeded[5].ID))
-			Expect(len(around)).To(BeNumerically("<=", 6))
+			const limit = 6
+			// The anchor sits in the middle of 25 messages of ours, 12 of them
+			// newer: the newest page and the oldest page both miss it.
+			seeded := e.seed(0, room, 25)
+			anchor := 12
+			around := e.list(0, room, q("aroundId", seeded[anchor].ID, "limit", strconv.Itoa(limit)))
+			Expect(idsOf(around)).To(ContainElement(seeded[anchor].ID), "aroundId=%s did not include the anchor", seeded[anchor].ID)
+			Expect(len(around)).To(BeNumerically("<=", limit), "aroundId with limit %d returned %d messages", limit, len(around))
+			position := map[string]int{}
+			for i, m := range seeded {
+				position[m.ID] = i
+			}
+			for _, m := range around {
+				if i, ours := position[m.ID]; ours {
+					Expect(i-anchor).To(BeNumerically("~", 0, limit), "aroundId=%s (limit %d) returned a message %d places away", seeded[anchor].ID, limit, i-anchor)
+				}
+			}
 		})
 
 		d.it("leaves skip messages out of a window", reqs("PAGE-SKIP"), func(e *Env) {
@@ -130,14 +143,39 @@ func limitSpecs(d decl) {
 			}
 		})
 
-		d.it("accepts skip=5000", reqs("LIMIT-SKIP-5000"), func(e *Env) {
+		d.it("accepts skip=5000, and does not ignore it", reqs("LIMIT-SKIP-5000"), func(e *Env) {
 			room := e.Target.Rooms.Org
 			if room == "" {
 				room = e.writeRoom()
 			}
-			var ms []Message
-			expectOK(e.call(0, requestList(room, q("skip", "5000", "limit", "10"))), &ms)
-			Expect(len(ms)).To(BeNumerically("<=", 10))
+			var skipped []Message
+			expectOK(e.call(0, requestList(room, q("skip", "5000", "limit", "10"))), &skipped)
+			Expect(len(skipped)).To(BeNumerically("<=", 10))
+			if len(skipped) < 10 {
+				return // a short room: nothing to tell an ignored skip by
+			}
+			// Ten messages came back, so the room holds over 5,000: the newest
+			// ten are not among them, whichever end skip counts from (save one
+			// room size, which a further message rules out).
+			newest := e.list(0, room, q("limit", "10"))
+			if sameIDs(skipped, newest) {
+				e.send(0, room, "one more "+e.Marker())
+				expectOK(e.call(0, requestList(room, q("skip", "5000", "limit", "10"))), &skipped)
+				Expect(sameIDs(skipped, e.list(0, room, q("limit", "10")))).To(BeFalse(), "skip=5000 answered the newest page: skip is ignored")
+			}
 		})
 	})
+}
+
+func sameIDs(a, b []Message) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := idSet(a)
+	for _, m := range b {
+		if !in[m.ID] {
+			return false
+		}
+	}
+	return true
 }

@@ -109,6 +109,31 @@ func renderingSpecs(d decl) {
 			Expect(m.URLs).To(ContainElement(URLRef{URL: url}))
 		})
 
+		d.it("renders the new text after an edit: markup and metadata follow the text", reqs("MSG-EDIT", "RENDER-MENTION", "RENDER-ISSUE", "RENDER-LINK", "META-URLS", "META-MENTIONS", "META-ISSUES"), func(e *Env) {
+			e.needUsers(2)
+			room := e.writeRoom()
+			_, marker := e.text()
+			m := e.send(0, room, "nothing to render yet "+marker)
+			Expect(m.Mentions).To(BeEmpty(), "mentions of a text without a mention")
+			url := "https://example.com/" + marker
+			edited := e.edit(0, room, m.ID, "now @"+e.Users[1].Username+" #808 "+url+" "+marker)
+			for _, got := range []Message{edited, e.getMessage(1, room, m.ID)} {
+				els := elements(got.HTML)
+				Expect(withClass(els, "span", "mention")).To(HaveLen(1), "html after the edit: %s", got.HTML)
+				Expect(withClass(els, "span", "issue")).To(HaveLen(1), "html after the edit: %s", got.HTML)
+				Expect(withClass(els, "a", "link")).To(HaveLen(1), "html after the edit: %s", got.HTML)
+				Expect(got.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}), "mentions after the edit")
+				Expect(got.Issues).To(ContainElement(IssueRef{Number: "808"}), "issues after the edit")
+				Expect(got.URLs).To(ContainElement(URLRef{URL: url}), "urls after the edit")
+			}
+			By("editing the mention, issue and link away again")
+			plain := e.edit(0, room, m.ID, "nothing left "+marker)
+			Expect(withClass(elements(plain.HTML), "span", "mention")).To(BeEmpty(), "html still shows a mention: %s", plain.HTML)
+			Expect(plain.Mentions).To(BeEmpty(), "mentions after the mention was edited away")
+			Expect(plain.Issues).To(BeEmpty(), "issues after the issue was edited away")
+			Expect(plain.URLs).To(BeEmpty(), "urls after the link was edited away")
+		})
+
 		d.it("escapes special characters and never passes markup through", reqs("RENDER-ESCAPE"), func(e *Env) {
 			_, marker := e.text()
 			text := `<script>alert("x")</script> <b>bold?</b> 1 < 2 & 3 > 2 ` + marker

@@ -31,16 +31,21 @@ func isOverLimit(query map[string][]string) bool {
 
 func searchSpecs(d decl) {
 	Describe("GET /v1/rooms/{roomId}/chatMessages?q=", func() {
-		d.it("finds a message by a unique word", reqs("SEARCH-Q"), func(e *Env) {
+		d.it("finds an older message by a unique word, and not the newer ones without it", reqs("SEARCH-Q"), func(e *Env) {
 			room := e.writeRoom()
-			text, marker := e.text()
-			m := e.send(0, room, text)
+			word := "quokka" + e.Marker() + "x"
+			text, _ := e.text()
+			target := e.send(0, room, text+" "+word)
+			// Newer messages without the word: a server that ignores q and
+			// answers the newest page shows these and not the target.
+			fillers := e.seed(0, room, 15)
 			e.eventually(func(g Gomega) {
 				var ms []Message
-				resp := e.call(0, requestList(room, q("q", marker)))
+				resp := e.call(0, requestList(room, q("q", word, "limit", "10")))
 				g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
 				g.Expect(resp.JSON(&ms)).To(Succeed())
-				g.Expect(idsOf(ms)).To(ContainElement(m.ID), "searching for %q", marker)
+				g.Expect(idsOf(ms)).To(ContainElement(target.ID), "searching for %q did not find the message holding it", word)
+				g.Expect(idsOf(ms)).NotTo(ContainElement(BeElementOf(idsOf(fillers))), "searching for %q found newer messages that do not hold it", word)
 			})
 		})
 	})

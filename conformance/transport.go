@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,10 +16,13 @@ import (
 func transportSpecs(d decl) {
 	Describe("Transport and authentication", func() {
 		d.table("accepts the token in each documented place", reqs("AUTH-BEARER", "AUTH-QUERY-TOKEN"), func(e *Env, p any) {
+			// The last described user: a server that answers every request as
+			// its first user does not pass by luck.
+			u := len(e.Users) - 1
 			var users []User
-			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: p.(client.TokenPlace)}), &users)
+			expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: p.(client.TokenPlace)}), &users)
 			Expect(users).To(HaveLen(1))
-			Expect(users[0].ID).To(Equal(e.me(0)))
+			Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified another user", u+1)
 		},
 			d.entry("as an Authorization Bearer header", Label("AUTH-BEARER"), client.Bearer),
 			d.entry("as the access_token query parameter", Label("AUTH-QUERY-TOKEN"), client.QueryToken),
@@ -37,16 +42,38 @@ func transportSpecs(d decl) {
 			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: bogus, Invalid: true}), "an unknown token")
 		})
 
-		d.it("labels every success application/json with charset utf-8", reqs("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func(e *Env) {
-			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms", "/v1/user/" + e.me(0) + "/repos"} {
-				resp := e.call(0, client.Request{Method: "GET", Path: path})
+		d.it("labels every success that carries a body application/json with charset utf-8", reqs("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func(e *Env) {
+			room := e.writeRoom()
+			text, _ := e.text()
+			var sent Message
+			requests := []client.Request{
+				{Method: "GET", Path: "/v1/user"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/channels"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems"},
+				{Method: "GET", Path: messagesPath(room), Query: q("limit", "5")},
+				{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}},
+			}
+			for i, req := range requests {
+				resp := e.call(0, req)
 				expectStatus(resp, 200)
-				mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-				Expect(err).NotTo(HaveOccurred(), "%s", explain(resp, "Content-Type"))
-				Expect(mt).To(Equal("application/json"), "%s", explain(resp, "Content-Type"))
-				Expect(strings.ToLower(params["charset"])).To(Equal("utf-8"), "%s", explain(resp, "Content-Type charset"))
-				var anything any
-				Expect(resp.JSON(&anything)).To(Succeed())
+				expectJSONContentType(resp)
+				if i == len(requests)-1 {
+					Expect(resp.JSON(&sent)).To(Succeed(), "%s", explain(resp, "body"))
+				}
+			}
+			for _, req := range []client.Request{
+				{Method: "GET", Path: messagesPath(room) + "/" + sent.ID},
+				{Method: "PUT", Path: messagesPath(room) + "/" + sent.ID, Body: map[string]string{"text": text + " (edited)"}},
+				{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems", Body: map[string]any{"chat": []string{sent.ID}}},
+			} {
+				resp := e.call(0, req)
+				expectSuccess(resp)
+				if len(resp.Body) > 0 { // where the document shows no response, none may come
+					expectJSONContentType(resp)
+				}
 			}
 		})
 
@@ -57,18 +84,49 @@ func transportSpecs(d decl) {
 		})
 
 		d.it("serves no data over plain http", reqs("HTTP-TLS-ONLY"), func(e *Env) {
-			plain := "http://" + strings.TrimPrefix(e.Client.BaseURL(), "https://") + "/v1/user"
+			plain := plainHTTPURL(e.Client.BaseURL()) + "/v1/user"
 			req, err := http.NewRequestWithContext(e.ctx, "GET", plain, nil)
 			Expect(err).NotTo(HaveOccurred())
-			req.Header.Set("Authorization", "Bearer "+e.Users[0].Token)
+			// Never a real token over plain http: a throwaway one shows whether
+			// the server would serve data to a request that looks authorised.
+			req.Header.Set("Authorization", "Bearer "+throwawayToken)
 			noRedirects := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: e.Timeout}
 			resp, err := noRedirects.Do(req)
 			if err != nil {
-				By("the plain-http address refused the connection: " + err.Error())
+				By("the plain-http form of the address gave no answer: " + err.Error())
 				return // nothing served at all is the best answer
 			}
 			defer resp.Body.Close()
 			Expect(resp.StatusCode).NotTo(BeNumerically("<", 300), "GET %s over plain http answered %d", "/v1/user", resp.StatusCode)
 		})
 	})
+}
+
+// throwawayToken is what the plain-http check sends instead of a credential.
+const throwawayToken = "chatconform-plain-http-probe"
+
+// plainHTTPURL is the base URL with http instead of https, on the same port
+// (443 when the URL names none), so the probe reaches the HTTPS listener.
+func plainHTTPURL(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "http://invalid"
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), "443")
+	}
+	return "http://" + host + strings.TrimSuffix(u.Path, "/")
+}
+
+// expectJSONContentType checks the media type and charset of a response,
+// whatever the spelling (case, spaces, parameter order).
+func expectJSONContentType(resp *client.Response) {
+	GinkgoHelper()
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	Expect(err).NotTo(HaveOccurred(), "%s", explain(resp, "Content-Type"))
+	Expect(mt).To(Equal("application/json"), "%s", explain(resp, "Content-Type"))
+	Expect(strings.ToLower(params["charset"])).To(Equal("utf-8"), "%s", explain(resp, "Content-Type charset"))
+	var anything any
+	Expect(resp.JSON(&anything)).To(Succeed(), "%s", explain(resp, "body is not JSON"))
 }
