@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chatrooms/conformance/bundled"
+	"github.com/chatrooms/conformance/reference"
 	"github.com/chatrooms/conformance/runner"
 )
 
@@ -145,5 +147,51 @@ func TestSelfTestCatchesEveryFaultAndPassesEveryVariant(t *testing.T) {
 	}
 	if !strings.Contains(string(out), " 0 problem(s)") {
 		t.Fatal("selftest reported problems")
+	}
+}
+
+// A core run against a long-lived server that earlier runs have already
+// written to, hidden rooms in and marked read gives the same verdict on
+// every requirement, whatever the seed (and so the order of the checks).
+func TestRepeatedCoreRunsAgreeOnALongLivedServer(t *testing.T) {
+	srv, err := bundled.Start(7, reference.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	raw, err := srv.Target.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	desc := filepath.Join(dir, "target.yaml")
+	if err := os.WriteFile(desc, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var first map[string]string
+	for i, seed := range []string{"11", "22", "33"} {
+		report := filepath.Join(dir, "run"+seed+".json")
+		code, out := chatconform(t, "--target", desc, "--profile", "core", "--seed", seed, "--json", report)
+		if code != 0 {
+			t.Fatalf("run %d (seed %s) exit %d\n%s", i+1, seed, code, out)
+		}
+		var res runner.Result
+		raw, err := os.ReadFile(report)
+		if err != nil || json.Unmarshal(raw, &res) != nil {
+			t.Fatalf("run %d: json report: %v", i+1, err)
+		}
+		verdicts := map[string]string{}
+		for _, r := range res.Requirements {
+			verdicts[r.ID] = r.Verdict.String()
+		}
+		if first == nil {
+			first = verdicts
+			continue
+		}
+		for id, v := range first {
+			if verdicts[id] != v {
+				t.Errorf("run %d (seed %s): %s is %s, the first run said %s", i+1, seed, id, verdicts[id], v)
+			}
+		}
 	}
 }
