@@ -248,3 +248,13 @@ func (e *Env) eventually(f func(g Gomega)) {
 
 // isTrue reads an optional boolean: absent counts as false.
 func isTrue(b *bool) bool { return b != nil && *b }
+
+// leaveRead marks messages user 2 sent to user 1 read when the check ends,
+// so repeated runs do not pile unread state up on a long-lived target. It
+// judges nothing: a target that refuses is judged by the unread checks.
+func (e *Env) leaveRead(room string, ids ...string) {
+	DeferCleanup(func(ctx SpecContext) {
+		_, _ = e.Client.Do(ctx, client.Request{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems",
+			Token: e.Users[0].Token, Body: map[string]any{"chat": ids}})
+	})
+}

@@ -74,6 +74,7 @@ func messageSpecs(d decl) {
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(1, room, text)
+			e.leaveRead(room, m.ID)
 			var before Unread
 			e.eventually(func(g Gomega) {
 				before = e.unread(0, room)
