@@ -1,0 +1,217 @@
+package selftest
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Matrix is the outcome of a self-test: the kill matrix of the faults and
+// the verdicts on the variants.
+type Matrix struct {
+	Seed    uint64
+	Took    time.Duration
+	Results []Result
+}
+
+// verdict of a fault or variant in the matrix.
+func (r Result) verdict() string {
+	switch {
+	case r.Kind == "variant" && r.Code == exitPass && r.Err == "":
+		return "PASSED"
+	case r.Kind == "variant":
+		return "FAILED"
+	case r.Caught:
+		return "CAUGHT"
+	case r.Err != "":
+		return "ERROR"
+	default:
+		return "SURVIVED"
+	}
+}
+
+func (r Result) line() string {
+	return fmt.Sprintf("%-8s %-36s %s (%s)", r.verdict(), r.Name, r.What, r.Took.Round(10*time.Millisecond))
+}
+
+// elsewhere reports whether a fault failed checks, none of them under its
+// own requirement id.
+func (r Result) elsewhere() bool {
+	if r.Kind != "fault" || r.Caught || r.Code != exitFail {
+		return false
+	}
+	for _, f := range r.Failed {
+		if f.Outcome == "FAIL" {
+			return true
+		}
+	}
+	return false
+}
+
+// Problems lists what makes the self-test fail: a fault that survived with
+// no written reason, a fault caught only on checks of other requirements,
+// a run that could not be judged, and a variant that did not pass.
+func (m *Matrix) Problems() []string {
+	var out []string
+	for _, r := range m.Results {
+		switch {
+		case r.Err != "" && r.Kind == "fault":
+			out = append(out, fmt.Sprintf("fault %s: %s", r.Name, r.Err))
+		case r.elsewhere():
+			out = append(out, fmt.Sprintf("fault %s is caught only by checks of other requirements (%s)", r.Name, checkNames(r.Failed)))
+		case r.Kind == "fault" && !r.Caught && r.Survives == "":
+			out = append(out, fmt.Sprintf("fault %s survives and gives no reason", r.Name))
+		case r.Kind == "variant" && r.verdict() != "PASSED":
+			why := r.Err
+			if why == "" {
+				why = "failed " + checkNames(r.Failed)
+			}
+			out = append(out, fmt.Sprintf("variant %s: %s", r.Name, why))
+		}
+	}
+	return out
+}
+
+// Survivors returns the faults that were not caught, by requirement.
+func (m *Matrix) Survivors() []Result {
+	var out []Result
+	for _, r := range m.Results {
+		if r.Kind == "fault" && !r.Caught {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Req < out[j].Req })
+	return out
+}
+
+func checkNames(fs []FailedCheck) string {
+	var names []string
+	for _, f := range fs {
+		if f.Outcome == "FAIL" {
+			names = append(names, fmt.Sprintf("%q [%s]", f.Name, strings.Join(f.Reqs, ", ")))
+		}
+	}
+	return strings.Join(names, "; ")
+}
+
+type tally struct{ faults, caught int }
+
+// Write prints the matrix: every fault with the checks that failed, totals
+// per class and per requirement, the survivors with their reasons, the
+// variants, and the problems.
+func (m *Matrix) Write(w io.Writer) {
+	nf, nv, caught := 0, 0, 0
+	byClass, byReq := map[string]*tally{}, map[string]*tally{}
+	for _, r := range m.Results {
+		if r.Kind == "variant" {
+			nv++
+			continue
+		}
+		nf++
+		for _, t := range []*tally{get(byClass, r.Class), get(byReq, r.Req)} {
+			t.faults++
+			if r.Caught {
+				t.caught++
+			}
+		}
+		if r.Caught {
+			caught++
+		}
+	}
+	fmt.Fprintf(w, "Kill matrix: the core profile against the reference server decorated with one planted fault per run\n")
+	fmt.Fprintf(w, "(seed %d; %d faults, %d caught, %d survived; %d variants; %s)\n\n", m.Seed, nf, caught, nf-caught, nv, m.Took.Round(time.Second))
+	for _, r := range m.Results {
+		if r.Kind != "fault" {
+			continue
+		}
+		fmt.Fprintln(w, r.line())
+		for _, f := range r.Failed {
+			fmt.Fprintf(w, "           %s\n", f.describe())
+		}
+		if r.Err != "" {
+			fmt.Fprintf(w, "           error: %s\n", r.Err)
+		}
+		if r.Caught && r.Survives != "" {
+			fmt.Fprintf(w, "           (caught, though a reason to survive is written down: %s)\n", r.Survives)
+		}
+	}
+
+	fmt.Fprintf(w, "\nPer class\n%-16s %6s %6s %8s\n", "class", "faults", "caught", "survived")
+	for _, c := range Classes() {
+		if t := byClass[c]; t != nil {
+			fmt.Fprintf(w, "%-16s %6d %6d %8d\n", c, t.faults, t.caught, t.faults-t.caught)
+		}
+	}
+	fmt.Fprintf(w, "%-16s %6d %6d %8d\n", "all", nf, caught, nf-caught)
+
+	fmt.Fprintf(w, "\nPer requirement\n%-28s %6s %6s %8s\n", "requirement", "faults", "caught", "survived")
+	reqs := make([]string, 0, len(byReq))
+	for id := range byReq {
+		reqs = append(reqs, id)
+	}
+	sort.Strings(reqs)
+	for _, id := range reqs {
+		t := byReq[id]
+		fmt.Fprintf(w, "%-28s %6d %6d %8d\n", id, t.faults, t.caught, t.faults-t.caught)
+	}
+
+	if s := m.Survivors(); len(s) > 0 {
+		fmt.Fprintf(w, "\nSurvivors, by requirement (class: what the server does -- why no check catches it)\n")
+		last := ""
+		for _, r := range s {
+			if r.Req != last {
+				fmt.Fprintf(w, "%s\n", r.Req)
+				last = r.Req
+			}
+			reason := r.Survives
+			if reason == "" {
+				reason = "NO REASON GIVEN"
+			}
+			fmt.Fprintf(w, "  %s: %s -- %s\n", r.Class, r.What, reason)
+		}
+	}
+
+	fmt.Fprintf(w, "\nConforming variants: the core profile must pass each\n")
+	for _, r := range m.Results {
+		if r.Kind != "variant" {
+			continue
+		}
+		fmt.Fprintln(w, r.line())
+		for _, f := range r.Failed {
+			fmt.Fprintf(w, "           %s: %s\n", f.describe(), oneLine(f.Message))
+		}
+		if r.Err != "" {
+			fmt.Fprintf(w, "           error: %s\n", r.Err)
+		}
+	}
+	p := m.Problems()
+	fmt.Fprintf(w, "\n%d runs in %s; %d problem(s)\n", len(m.Results), m.Took.Round(time.Second), len(p))
+	for _, s := range p {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+}
+
+func (f FailedCheck) describe() string {
+	s := fmt.Sprintf("%s: %s [%s]", strings.ToLower(f.Outcome), f.Name, strings.Join(f.Reqs, ", "))
+	if f.BlockedBy != "" {
+		s += " by " + f.BlockedBy
+	}
+	return s
+}
+
+func get(m map[string]*tally, k string) *tally {
+	if m[k] == nil {
+		m[k] = &tally{}
+	}
+	return m[k]
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
