@@ -48,8 +48,11 @@ func NewRenderer() *Renderer {
 		)),
 		goldmark.WithExtensions(
 			extension.Table, extension.Strikethrough, extension.TaskList,
-			// E-mail addresses stay text: nothing matches this pattern.
-			extension.NewLinkify(extension.WithLinkifyEmailRegexp(regexp.MustCompile(`[^\x00-\x{10FFFF}]`))),
+			// E-mail addresses stay text: nothing matches this pattern. It
+			// is anchored because linkify tries it at every space of a
+			// line: unanchored, each try scanned the rest of the line and
+			// rendering grew with the square of the text's length.
+			extension.NewLinkify(extension.WithLinkifyEmailRegexp(regexp.MustCompile(`^[^\x00-\x{10FFFF}]`))),
 		),
 		goldmark.WithRendererOptions(
 			html.WithHardWraps(),
@@ -92,11 +95,11 @@ func (r *Renderer) Render(source string) Rendered {
 				out.Issues = append(out.Issues, n.number)
 			}
 		case *ast.AutoLink:
-			if u := string(n.URL(src)); !html.IsDangerousURL([]byte(u)) {
+			if u, ok := autoLinkURL(n, src); ok {
 				out.URLs = append(out.URLs, u)
 			}
 		case *ast.Link:
-			if u := string(n.Destination); !html.IsDangerousURL(n.Destination) {
+			if u, ok := linkURL(n.Destination); ok {
 				out.URLs = append(out.URLs, u)
 			}
 		}
@@ -215,31 +218,73 @@ func (chatNodes) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 		}
 		l := n.(*ast.AutoLink)
 		label := util.EscapeHTML(l.Label(src))
-		if html.IsDangerousURL(l.URL(src)) {
+		u, ok := autoLinkURL(l, src)
+		if !ok {
 			_, _ = w.Write(label)
 			return ast.WalkContinue, nil
 		}
-		openAnchor(w, l.URL(src))
+		openAnchor(w, u)
 		_, _ = w.Write(label)
 		_, _ = w.WriteString("</a>")
 		return ast.WalkContinue, nil
 	})
 	reg.Register(ast.KindLink, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
-		l := n.(*ast.Link)
-		if html.IsDangerousURL(l.Destination) {
+		u, ok := linkURL(n.(*ast.Link).Destination)
+		if !ok {
 			return ast.WalkContinue, nil // the label is rendered as plain text
 		}
 		if entering {
-			openAnchor(w, l.Destination)
+			openAnchor(w, u)
 		} else {
 			_, _ = w.WriteString("</a>")
 		}
 		return ast.WalkContinue, nil
 	})
+	// An image follows the link rules; one whose target would not be
+	// linked shows its description as text.
+	reg.Register(ast.KindImage, func(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		u, ok := linkURL(n.(*ast.Image).Destination)
+		if !ok || !entering {
+			return ast.WalkContinue, nil
+		}
+		_, _ = w.WriteString(`<img src="`)
+		_, _ = w.Write(util.EscapeHTML(util.URLEscape([]byte(u), false)))
+		_, _ = w.WriteString(`" alt="`)
+		_, _ = w.Write(util.EscapeHTML(plainText(n, src)))
+		_, _ = w.WriteString(`">`)
+		return ast.WalkSkipChildren, nil
+	})
 }
 
-func openAnchor(w util.BufWriter, url []byte) {
+// autoLinkURL is the target of an autolink: an e-mail address becomes a
+// mailto URL.
+func autoLinkURL(l *ast.AutoLink, src []byte) (string, bool) {
+	u := l.URL(src)
+	if l.AutoLinkType == ast.AutoLinkEmail {
+		u = append([]byte("mailto:"), u...)
+	}
+	return linkURL(u)
+}
+
+func openAnchor(w util.BufWriter, url string) {
 	_, _ = w.WriteString(`<a href="`)
-	_, _ = w.Write(util.EscapeHTML(util.URLEscape(url, false)))
+	_, _ = w.Write(util.EscapeHTML(util.URLEscape([]byte(url), false)))
 	_, _ = w.WriteString(`" rel="nofollow noopener noreferrer" target="_blank" class="link">`)
+}
+
+// plainText is the text under n without markup, for an image's alt.
+func plainText(n ast.Node, src []byte) []byte {
+	var b []byte
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			switch c := c.(type) {
+			case *ast.Text:
+				b = append(b, c.Value(src)...)
+			case *ast.String:
+				b = append(b, c.Value...)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	return b
 }

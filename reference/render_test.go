@@ -3,6 +3,9 @@ package reference
 import (
 	"strings"
 	"testing"
+	"time"
+
+	xhtml "golang.org/x/net/html"
 )
 
 const (
@@ -74,15 +77,144 @@ func TestRenderVeryLongText(t *testing.T) {
 	}
 }
 
+// FuzzRender renders arbitrary texts of a length the server accepts. Each
+// must finish within renderHangBound (a hang detector, far above the few
+// milliseconds a text takes; speed is measured by BenchmarkRender), pass no
+// raw script tag, and link only to http, https or mailto targets.
 func FuzzRender(f *testing.F) {
-	for _, s := range []string{"@ada #1", "<script>", "```\n@x\n```", "[a](b)", "https://x.y/(z)"} {
+	for _, s := range []string{"@ada #1", "<script>", "```\n@x\n```", "[a](b)", "https://x.y/(z)",
+		"[x](java\tscript:alert(1))", strings.Repeat("a ", 2048), strings.Repeat("*a ", 1000), strings.Repeat("[a ", 1000)} {
 		f.Add(s)
 	}
 	r := NewRenderer()
 	f.Fuzz(func(t *testing.T, in string) {
-		out := r.Render(in)
+		if CheckText(in) != nil {
+			return // the server refuses it before rendering
+		}
+		done := make(chan Rendered, 1)
+		go func() { done <- r.Render(in) }()
+		var out Rendered
+		select {
+		case out = <-done:
+		case <-time.After(renderHangBound):
+			t.Fatalf("rendering %d bytes took over %v: %q", len(in), renderHangBound, in)
+		}
 		if strings.Contains(out.HTML, "<script") {
 			t.Errorf("raw script tag survived: %q -> %q", in, out.HTML)
 		}
+		for _, u := range append(out.URLs, linkTargets(t, out.HTML)...) {
+			if u := browserURL(u); !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "mailto:") {
+				t.Errorf("%q: link target %q", in, u)
+			}
+		}
 	})
+}
+
+// renderHangBound is how long one render may take in FuzzRender before the
+// input counts as a hang.
+const renderHangBound = 2 * time.Second
+
+// scriptPayloads are link targets a browser would run as script (or that
+// would smuggle data in), written the ways such targets are usually hidden.
+var scriptPayloads = []string{
+	"javascript:alert(1)",
+	"JaVaScRiPt:alert(1)",
+	"java\tscript:alert(1)",
+	"java&#9;script:alert(1)",
+	"java&#x0A;script:alert(1)",
+	"&#106;avascript:alert(1)",
+	"&#x6A;avascript:alert(1)",
+	"javascript&colon;alert(1)",
+	"&#1;javascript:alert(1)",
+	"\x01javascript:alert(1)",
+	"vbscript:msgbox(1)",
+	"VBScript:msgbox(1)",
+	"data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+	"DATA:text/html,<script>alert(1)</script>",
+	"file:///etc/passwd",
+	"jav\u00e1script:alert(1)",
+	"javascript%3Aalert(1)",
+	"//evil.example/x",
+}
+
+// The usual script-URL payloads, as markdown links, pointy-bracket links,
+// autolinks, images and reference links: none comes out as a link target.
+func TestRenderScriptURLs(t *testing.T) {
+	r := NewRenderer()
+	for _, p := range scriptPayloads {
+		for _, in := range []string{
+			"[x](" + p + ")",
+			"[x](<" + p + ">)",
+			"[x]( " + p + " )",
+			"<" + p + ">",
+			"![x](" + p + ")",
+			"[x][r]\n\n[r]: " + p,
+			"see " + p,
+		} {
+			out := r.Render(in)
+			for _, u := range out.URLs {
+				t.Errorf("%q: urls holds %q", in, u)
+			}
+			for _, href := range linkTargets(t, out.HTML) {
+				t.Errorf("%q: html links to %q (%s)", in, href, out.HTML)
+			}
+		}
+	}
+}
+
+// Targets that are linked come out normalised as a browser reads them.
+func TestRenderLinkNormalised(t *testing.T) {
+	r := NewRenderer()
+	for in, want := range map[string]string{
+		"[x](HTTPS://ex.com/a)":     "https://ex.com/a",
+		"[x](<ht\ttps://ex.com/a>)": "https://ex.com/a",
+		"<mailto:ada@example.com>":  "mailto:ada@example.com",
+		"<ada@example.com>":         "mailto:ada@example.com",
+		"www.example.com/x":         "http://www.example.com/x",
+		"ftp://example.com/x":       "",
+		"[x](/relative/path)":       "",
+	} {
+		out := r.Render(in)
+		got := strings.Join(out.URLs, " ")
+		if got != want {
+			t.Errorf("%q: urls %q, want %q", in, got, want)
+		}
+		hrefs := linkTargets(t, out.HTML)
+		if want == "" && hrefs != nil || want != "" && (len(hrefs) != 1 || hrefs[0] != want) {
+			t.Errorf("%q: html %s, want one link to %q", in, out.HTML, want)
+		}
+	}
+}
+
+// linkTargets parses rendered html as a browser would and returns every
+// href and src in it, normalised by browserURL.
+func linkTargets(t *testing.T, h string) []string {
+	t.Helper()
+	var out []string
+	z := xhtml.NewTokenizer(strings.NewReader(h))
+	for {
+		switch z.Next() {
+		case xhtml.ErrorToken:
+			return out
+		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
+			tok := z.Token()
+			for _, a := range tok.Attr {
+				if a.Key == "href" || a.Key == "src" {
+					out = append(out, browserURL(a.Val))
+				}
+			}
+		}
+	}
+}
+
+// browserURL applies the URL parser's first steps: drop leading and
+// trailing C0 controls and spaces, remove tabs and newlines, lower-case the
+// scheme.
+func browserURL(s string) string {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+	s = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
+	if scheme, rest, ok := strings.Cut(s, ":"); ok && !strings.ContainsAny(scheme, "/?#") {
+		return strings.ToLower(scheme) + ":" + rest
+	}
+	return s
 }
