@@ -1,7 +1,14 @@
 // Package client is the validating HTTP client of the conformance suites.
 // It is plain Go (no Ginkgo, no Gomega): a request goes in; a response comes
 // out together with every way the exchange breaks the OpenAPI document of the
-// active profile. Every exchange is recorded, with tokens redacted.
+// active profile.
+//
+// The client is built to face a hostile or broken server: what it reads is
+// capped (headers, body), what it keeps for reports is cut and redacted by
+// value (see Redactor), 429 and 503 answers are waited out within a budget,
+// the whole run can be throttled, transport failures are typed and counted
+// so a caller can tell when the target has stopped answering, and a probe
+// over plain http can never carry a credential.
 package client
 
 import (
@@ -11,10 +18,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/chatrooms/conformance/spec"
 )
@@ -45,16 +56,32 @@ type Request struct {
 	// OffAPI marks a probe of a path the document does not define (such as
 	// the API without its /v1 prefix): nothing can be validated.
 	OffAPI bool
+	// PlainHTTP sends the request over plain http to the base URL's own host
+	// and port (443 when the URL names none), to see that the API is not
+	// served there. Such a request never carries a credential: Token and
+	// Place are ignored, Authorization, X-Access-Token, Cookie and the
+	// access_token parameter are dropped, and a request whose URL, headers
+	// or body still hold any secret of the client is refused before it is
+	// sent. Nothing is validated; the exchange is recorded.
+	PlainHTTP bool
 }
 
 // Response is what came back, already read and validated.
+//
+// Body and Header are the raw answer (callers decode them); anything printed
+// from them must go through the client's Redactor. Everything else (the
+// violations, the Exchange, error texts) is already redacted.
 type Response struct {
 	Operation  string // operationId the request addressed ("" when none)
 	Status     int
 	Header     http.Header
 	Body       []byte
-	Violations []spec.Violation // request (unless Invalid) and response violations
+	Violations []spec.Violation // request (unless Invalid) and response violations, at most MaxViolations+1
 	Exchange   *Exchange
+	// Attempts is how many times the request was sent (more than 1 after
+	// 429 or 503 answers were waited out).
+	Attempts int
+	red      *Redactor
 }
 
 // ViolationError reports that an exchange broke the document.
@@ -79,43 +106,57 @@ func (r *Response) Err() error {
 	return &ViolationError{Operation: r.Operation, Violations: r.Violations}
 }
 
-// JSON decodes the body into v.
+// JSON decodes the body into v. The error quotes the start of the body,
+// redacted.
 func (r *Response) JSON(v any) error {
 	if err := json.Unmarshal(r.Body, v); err != nil {
-		return fmt.Errorf("%s: body is not the JSON expected (%v): %s", r.Operation, err, Snippet(r.Body, 200))
+		return fmt.Errorf("%s: body is not the JSON expected (%v): %s", r.Operation, r.red.Error(err), r.red.Cut(string(r.Body), 200))
 	}
 	return nil
 }
 
-// TransportError is a failure to exchange anything with the target: DNS,
-// connection, TLS, timeout, an oversized body. The harness reports it as
-// "target unreachable", not as a failed requirement.
-type TransportError struct {
-	Method, URL string
-	Err         error
-}
-
-func (e *TransportError) Error() string {
-	return fmt.Sprintf("%s %s: %v", e.Method, e.URL, e.Err)
-}
-
-func (e *TransportError) Unwrap() error { return e.Err }
-
-// Config configures a Client.
+// Config configures a Client. Zero values take the defaults given.
 type Config struct {
-	BaseURL   string // scheme, host and optional mount path; no /v1
-	HTTP      *http.Client
+	BaseURL   string       // scheme, host and optional mount path; no /v1
+	HTTP      *http.Client // default NewHTTPClient(nil)
 	Validator *spec.Validator
-	Timeout   time.Duration // per request; default 15 s
-	MaxBody   int64         // largest response body read; default 8 MiB
-	Secrets   []string      // values to redact from records (tokens)
-	Recorder  *Recorder     // may be nil
+	Timeout   time.Duration // per attempt, body included; default 15 s
+	MaxBody   int64         // largest response body read; default DefaultMaxBody
+	// Secrets are redacted by value from everything the client produces.
+	// Secrets[i] is the token of user i+1: reproduce commands name it
+	// $CHAT_TOKEN (i = 0) or $CHAT_TOKEN_<i+1>, the variables
+	// target.FromEnv reads.
+	Secrets  []string
+	Recorder *Recorder // may be nil
+
+	// Rate throttles the client to this many requests per second (0: no
+	// limit), attempts after a 429 or 503 included. Limiter, when set, is
+	// used instead, so that several clients can share one budget.
+	Rate    float64
+	Limiter *rate.Limiter
+	// MaxAttempts bounds how often a request answered 429 or 503 is sent;
+	// default 4. MaxWait bounds the time spent waiting between those
+	// attempts, per request; default 30 s. A wait the target asks for
+	// (Retry-After, X-RateLimit-Reset) that does not fit in what is left
+	// ends the retries at once.
+	MaxAttempts int
+	MaxWait     time.Duration
+	// DownAfter is how many transport failures in a row (DNS, connect, TLS,
+	// timeout, reset) make the target count as down; default 3. OnDown, when
+	// set, is called with the failure that crossed the line, each time it is
+	// crossed; it must not block.
+	DownAfter int
+	OnDown    func(*TransportError)
 }
 
 // Client sends validated requests. It is safe for concurrent use.
 type Client struct {
-	cfg  Config
-	base string
+	cfg     Config
+	base    string
+	baseURL *url.URL
+	red     *Redactor
+	limiter *rate.Limiter
+	fails   atomic.Int64 // transport failures in a row
 }
 
 // New returns a Client.
@@ -128,15 +169,28 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("client: a validator is required")
 	}
 	if cfg.HTTP == nil {
-		cfg.HTTP = http.DefaultClient
+		cfg.HTTP = NewHTTPClient(nil)
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 15 * time.Second
 	}
 	if cfg.MaxBody == 0 {
-		cfg.MaxBody = 8 << 20
+		cfg.MaxBody = DefaultMaxBody
 	}
-	return &Client{cfg: cfg, base: strings.TrimSuffix(cfg.BaseURL, "/")}, nil
+	if cfg.MaxAttempts == 0 {
+		cfg.MaxAttempts = 4
+	}
+	if cfg.MaxWait == 0 {
+		cfg.MaxWait = 30 * time.Second
+	}
+	if cfg.DownAfter == 0 {
+		cfg.DownAfter = 3
+	}
+	c := &Client{cfg: cfg, base: strings.TrimSuffix(cfg.BaseURL, "/"), baseURL: u, red: NewRedactor(cfg.Secrets...), limiter: cfg.Limiter}
+	if c.limiter == nil && cfg.Rate > 0 {
+		c.limiter = rate.NewLimiter(rate.Limit(cfg.Rate), 1)
+	}
+	return c, nil
 }
 
 // BaseURL returns the base URL without a trailing slash.
@@ -145,18 +199,33 @@ func (c *Client) BaseURL() string { return c.base }
 // Recorder returns the recorder of this client (nil when none).
 func (c *Client) Recorder() *Recorder { return c.cfg.Recorder }
 
+// Redactor returns the redactor built from Config.Secrets.
+func (c *Client) Redactor() *Redactor { return c.red }
+
+// ConsecutiveFailures is the number of transport failures in a row that
+// suggest the target is not answering; any HTTP answer resets it.
+func (c *Client) ConsecutiveFailures() int { return int(c.fails.Load()) }
+
+// Down reports whether the last DownAfter requests or more all failed to get
+// an answer: the target has stopped answering.
+func (c *Client) Down() bool { return c.ConsecutiveFailures() >= c.cfg.DownAfter }
+
 // Do sends r, reads at most MaxBody bytes of the answer, validates both sides
-// and records the exchange. The error is a *TransportError when nothing
-// usable came back; violations are reported in the Response, not as an error.
+// and records the exchange. Answers 429 and 503 are waited out (see
+// Config.MaxAttempts); when the target still refuses, the error is an
+// *UnavailableError. The error is a *TransportError when nothing usable came
+// back. Violations are reported in the Response, not as an error.
 func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
+	if r.PlainHTTP {
+		return c.plain(ctx, r)
+	}
 	body := r.RawBody
 	if body == nil && r.Body != nil {
 		var err error
 		if body, err = json.Marshal(r.Body); err != nil {
-			return nil, fmt.Errorf("client: encoding the request body: %w", err)
+			return nil, fmt.Errorf("client: encoding the request body: %w", c.red.Error(err))
 		}
 	}
-	target := c.base + r.Path
 	q := url.Values{}
 	for k, vs := range r.Query {
 		q[k] = append([]string(nil), vs...)
@@ -164,71 +233,265 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if r.Place == QueryToken {
 		q.Set("access_token", r.Token)
 	}
+	target := c.base + r.Path
 	if len(q) > 0 {
 		target += "?" + q.Encode()
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, r.Method, target, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
+	header := http.Header{"Accept": {"application/json"}}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		header.Set("Content-Type", "application/json")
 	}
 	if r.Place == Bearer && r.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+r.Token)
+		header.Set("Authorization", "Bearer "+r.Token)
 	}
-	for k, vs := range r.Header {
-		req.Header.Del(k)
+	mergeHeader(header, r.Header)
+
+	var waited time.Duration
+	for attempt := 1; ; attempt++ {
+		if c.limiter != nil {
+			if err := c.limiter.Wait(ctx); err != nil {
+				return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: classify(ctxErr(ctx, err)), Err: c.red.Error(err)}
+			}
+		}
+		resp, err := c.once(ctx, r, target, header, body, true)
+		if err != nil {
+			return nil, err
+		}
+		resp.Attempts = attempt
+		if resp.Status != http.StatusTooManyRequests && resp.Status != http.StatusServiceUnavailable {
+			return resp, nil
+		}
+		wait := retryAfter(resp.Header, time.Now())
+		if wait == 0 {
+			wait = backoff(attempt)
+		}
+		if attempt >= c.cfg.MaxAttempts || waited+wait > c.cfg.MaxWait {
+			ue := &UnavailableError{Method: r.Method, URL: c.red.String(target), Status: resp.Status, Attempts: attempt, Waited: waited, Response: resp}
+			if waited+wait > c.cfg.MaxWait {
+				ue.Next = wait
+			}
+			return nil, ue
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: classify(ctx.Err()), Err: c.red.Error(ctx.Err())}
+		case <-t.C:
+		}
+		waited += wait
+	}
+}
+
+// ctxErr prefers the context's own error (a limiter reports its own words).
+func ctxErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// backoff is the wait before attempt+1 when the target named none: 250 ms,
+// doubling, at most 8 s.
+func backoff(attempt int) time.Duration {
+	return min(250*time.Millisecond<<min(attempt-1, 5), 8*time.Second)
+}
+
+func mergeHeader(dst, extra http.Header) {
+	for k, vs := range extra {
+		dst.Del(k)
 		for _, v := range vs {
 			if v != "" {
-				req.Header.Add(k, v)
+				dst.Add(k, v)
 			}
 		}
 	}
+}
 
-	out := &Response{}
+// once sends one attempt. live says whether its transport failures count
+// towards Down.
+func (c *Client) once(ctx context.Context, r Request, target string, header http.Header, body []byte, live bool) (*Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, target, rd)
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", c.red.Error(err))
+	}
+	req.Header = header.Clone()
+
+	out := &Response{red: c.red}
 	var violations []spec.Violation
-	if r.Invalid || r.OffAPI {
+	switch {
+	case r.PlainHTTP:
+	case r.Invalid || r.OffAPI:
 		out.Operation = c.cfg.Validator.OperationID(req)
-	} else {
+	default:
 		out.Operation, violations = c.cfg.Validator.CheckRequest(ctx, req, body)
 	}
 
 	start := time.Now()
+	fail := func(err error, what string) (*Response, error) {
+		kind := classify(ctxErr(ctx, err))
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
+			kind = KindTimeout
+		}
+		te := &TransportError{Method: r.Method, URL: c.red.String(target), Kind: kind, Err: c.red.Error(fmt.Errorf("%s%w", what, unwrapURL(err)))}
+		if live && kind.Liveness() {
+			if n := c.fails.Add(1); n == int64(c.cfg.DownAfter) && c.cfg.OnDown != nil {
+				c.cfg.OnDown(te)
+			}
+		}
+		return nil, te
+	}
 	resp, err := c.cfg.HTTP.Do(req)
 	if err != nil {
-		return nil, &TransportError{Method: r.Method, URL: c.redact(target), Err: c.redactErr(err)}
+		return fail(err, "")
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxBody+1))
 	if err != nil {
-		return nil, &TransportError{Method: r.Method, URL: c.redact(target), Err: fmt.Errorf("reading the body: %w", c.redactErr(err))}
+		return fail(err, "reading the body: ")
+	}
+	if live {
+		c.fails.Store(0) // an answer came: the target is alive
 	}
 	if int64(len(raw)) > c.cfg.MaxBody {
-		return nil, &TransportError{Method: r.Method, URL: c.redact(target), Err: fmt.Errorf("response body larger than %d bytes", c.cfg.MaxBody)}
+		return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: KindTooLarge,
+			Err: fmt.Errorf("the response body is larger than the %d bytes the harness reads", c.cfg.MaxBody)}
 	}
 	elapsed := time.Since(start)
 	out.Status, out.Header, out.Body = resp.StatusCode, resp.Header, raw
 	if out.Operation == "" {
 		out.Operation = r.Method + " " + r.Path
 	}
-	if !r.OffAPI {
+	if !r.OffAPI && !r.PlainHTTP {
 		_, respViolations := c.cfg.Validator.CheckResponse(ctx, req, resp.StatusCode, resp.Header, raw)
 		violations = append(violations, respViolations...)
 	}
-	out.Violations = violations
+	out.Violations = c.boundViolations(violations)
 	out.Exchange = c.record(r, req, body, out, elapsed)
 	return out, nil
 }
 
-// Snippet shortens a body for a message.
+// unwrapURL drops the *url.Error layer, whose text repeats the URL (with
+// the query, where a token may be) in a form the caller already reports.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// plain sends a PlainHTTP request; see Request.PlainHTTP.
+func (c *Client) plain(ctx context.Context, r Request) (*Response, error) {
+	host, port := c.baseURL.Hostname(), c.baseURL.Port()
+	if port == "" {
+		port = "443"
+	}
+	q := url.Values{}
+	for k, vs := range r.Query {
+		if !strings.EqualFold(k, "access_token") {
+			q[k] = append([]string(nil), vs...)
+		}
+	}
+	target := "http://" + net.JoinHostPort(host, port) + strings.TrimSuffix(c.baseURL.Path, "/") + r.Path
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	body := r.RawBody
+	if body == nil && r.Body != nil {
+		var err error
+		if body, err = json.Marshal(r.Body); err != nil {
+			return nil, fmt.Errorf("client: encoding the request body: %w", c.red.Error(err))
+		}
+	}
+	header := http.Header{"Accept": {"application/json"}}
+	mergeHeader(header, r.Header)
+	for _, k := range []string{"Authorization", "X-Access-Token", "Cookie", "Proxy-Authorization"} {
+		header.Del(k)
+	}
+	probe := target + "\n" + string(body)
+	for k, vs := range header {
+		probe += "\n" + k + ": " + strings.Join(vs, ", ")
+	}
+	if c.red.found(probe) {
+		return nil, errors.New("client: refused to send a secret over plain http")
+	}
+	r.Token, r.Place = "", NoToken
+	if c.limiter != nil {
+		if err := c.limiter.Wait(ctx); err != nil {
+			return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: classify(ctxErr(ctx, err)), Err: c.red.Error(err)}
+		}
+	}
+	resp, err := c.once(ctx, r, target, header, body, false)
+	if resp != nil {
+		resp.Attempts = 1
+	}
+	return resp, err
+}
+
+// MaxViolations is how many violations a response keeps; one more entry
+// says how many there were when there were more.
+const MaxViolations = 20
+
+// maxValue caps the text of a violation's offending value.
+const maxValue = 256
+
+// boundViolations redacts violations and keeps at most MaxViolations.
+func (c *Client) boundViolations(vs []spec.Violation) []spec.Violation {
+	if len(vs) == 0 {
+		return vs
+	}
+	n := min(len(vs), MaxViolations)
+	out := make([]spec.Violation, 0, n+1)
+	for _, v := range vs[:n] {
+		v.Operation = c.red.String(v.Operation)
+		v.Location = c.red.Cut(v.Location, maxValue)
+		v.Message = c.red.Cut(v.Message, 4*maxValue)
+		v.Value = c.boundValue(v.Value)
+		out = append(out, v)
+	}
+	if len(vs) > n {
+		last := vs[len(vs)-1]
+		out = append(out, spec.Violation{Operation: out[0].Operation, Side: last.Side, Rule: "cut",
+			Message: fmt.Sprintf("… [cut: %d violations in all, the first %d shown]", len(vs), n)})
+	}
+	return out
+}
+
+// boundValue keeps a violation's value when it is small and free of
+// secrets, else replaces it with its JSON text, redacted and cut.
+func (c *Client) boundValue(v any) any {
+	switch x := v.(type) {
+	case nil, bool, float64, int, int64, json.Number:
+		if s := fmt.Sprint(x); c.red.found(s) {
+			return c.red.String(s)
+		}
+		return v
+	case string:
+		return c.red.Cut(x, maxValue)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return c.red.Cut(fmt.Sprint(v), maxValue)
+	}
+	if s := string(raw); len(s) > maxValue || c.red.found(s) {
+		return c.red.Cut(s, maxValue)
+	}
+	return v
+}
+
+// Snippet shortens a body for a message, marking the cut. It does not
+// redact: use Redactor.Cut for text that may hold a secret.
 func Snippet(b []byte, n int) string {
 	s := string(b)
 	if len(s) > n {
-		s = s[:n] + "…"
+		s = s[:validCut(s, n)] + fmt.Sprintf("… [cut: %d bytes total]", len(b))
 	}
 	return s
 }

@@ -141,14 +141,18 @@ func TestTransportFailures(t *testing.T) {
 	}
 }
 
-func TestShortTokensAreRedactedOnlyWhereCredentialsGo(t *testing.T) {
-	c, rec := newClient(t, reply(200, `[`+user+`]`), func(c *Config) { c.Secrets = []string{"x"} })
-	if _, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: "x", Place: QueryToken, Header: http.Header{"X-Access-Token": {"x"}}}); err != nil {
+func TestShortTokensAreRedactedEverywhere(t *testing.T) {
+	body := `[` + strings.Replace(user, `"Ada"`, `"q7 and q7"`, 1) + `]`
+	c, rec := newClient(t, reply(200, body), func(c *Config) { c.Secrets = []string{"q7"} })
+	if _, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: "q7", Place: QueryToken, Header: http.Header{"X-Access-Token": {"q7"}}}); err != nil {
 		t.Fatal(err)
 	}
 	e := rec.Exchanges()[0]
-	if strings.Contains(e.URL, "access_token=x") || e.RequestHeader.Get("X-Access-Token") != redacted || !strings.Contains(e.ResponseBody, "avatarUrlSmall") {
+	if strings.Contains(e.URL, "q7") || e.RequestHeader.Get("X-Access-Token") != DefaultMarker || !strings.Contains(e.ResponseBody, `"REDACTED and REDACTED"`) {
 		t.Errorf("url %s, header %v, body %s", e.URL, e.RequestHeader, e.ResponseBody)
+	}
+	if !strings.Contains(e.Curl(), `access_token='"$CHAT_TOKEN"'`) || !strings.Contains(e.Curl(), `'X-Access-Token: '"$CHAT_TOKEN"''`) {
+		t.Errorf("curl %s", e.Curl())
 	}
 }
 

@@ -224,26 +224,35 @@ func (r *Redactor) ReplaceFunc(s string, repl func(i int) string) string {
 // secret that starts before the cut is replaced whole, so no part of it
 // survives the cut. max <= 0 means no cut.
 func (r *Redactor) Cut(s string, limit int) string {
+	out, cut := r.cutFunc(s, limit, func(int) string { return r.Marker() })
+	if cut {
+		out += fmt.Sprintf("… [cut: %d bytes total]", len(s))
+	}
+	return out
+}
+
+// cutFunc is ReplaceFunc keeping only the text before limit (counted in s);
+// cut reports whether anything was left out.
+func (r *Redactor) cutFunc(s string, limit int, repl func(int) string) (_ string, cut bool) {
 	if limit <= 0 || len(s) <= limit {
-		return r.String(s)
+		return r.ReplaceFunc(s, repl), false
 	}
 	var b strings.Builder
 	last := 0
 	if r != nil && len(r.secrets) > 0 {
-		r.scan(s, true, func(start, end, _ int) {
+		r.scan(s, true, func(start, end, i int) {
 			if start >= limit {
 				return
 			}
 			b.WriteString(s[last:start])
-			b.WriteString(r.Marker())
+			b.WriteString(repl(i))
 			last = end
 		})
 	}
 	if last < limit {
 		b.WriteString(s[last:validCut(s, limit)])
 	}
-	fmt.Fprintf(&b, "… [cut: %d bytes total]", len(s))
-	return b.String()
+	return b.String(), true
 }
 
 // validCut moves n back to the start of a UTF-8 sequence.

@@ -37,7 +37,9 @@ func encoders() map[string]func(string) string {
 		"numeric":   numericRefs,
 		"allU":      allUnicodeEscapes,
 		"allPct":    allPercent,
-		"urlURL":    func(s string) string { return (&url.URL{Scheme: "https", Host: "h", Path: "/p/" + s, RawQuery: url.Values{"access_token": {s}}.Encode()}).String() },
+		"urlURL": func(s string) string {
+			return (&url.URL{Scheme: "https", Host: "h", Path: "/p/" + s, RawQuery: url.Values{"access_token": {s}}.Encode()}).String()
+		},
 	}
 	out := map[string]func(string) string{}
 	for n, f := range base {
