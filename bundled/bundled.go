@@ -51,12 +51,7 @@ func Start(seed uint64, cfg reference.Config) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Server{dir: dir, srv: &http.Server{
-		Handler:           reference.New(world, cfg),
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          discardLog(),
-	}}
+	s := &Server{dir: dir, srv: reference.NewHTTPServer(reference.New(world, cfg), &tls.Config{Certificates: []tls.Certificate{cert}}, nil)}
 	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
 	s.Target = target.FromWorld(world, fmt.Sprintf("https://%s", ln.Addr()))
 	s.Target.CAFile = caFile

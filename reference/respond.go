@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"unicode/utf8"
 )
 
 const jsonContentType = "application/json; charset=utf-8"
@@ -61,13 +62,23 @@ func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err er
 }
 
 // decodeBody reads a JSON object into v: Content-Type application/json, one
-// value, no unknown fields, at most maxBody bytes.
+// value, no unknown fields, at most maxBody bytes, and text that is valid
+// Unicode. encoding/json would replace invalid UTF-8 and lone surrogate
+// escapes with U+FFFD without a word; the server refuses them instead, so
+// what it stores is what the client sent.
 func decodeBody(r *http.Request, v any) error {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
 		return errorf(Invalid, "Content-Type must be application/json")
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxBody))
+	raw, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		return errorf(Invalid, "body: "+err.Error())
+	}
+	if !utf8.Valid(raw) || !pairedSurrogates(raw) {
+		return errorf(Invalid, "body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return errorf(Invalid, "body: "+err.Error())
@@ -76,4 +87,58 @@ func decodeBody(r *http.Request, v any) error {
 		return errorf(Invalid, "body holds more than one JSON value")
 	}
 	return nil
+}
+
+// pairedSurrogates reports whether every \u escape of a UTF-16 surrogate in
+// a JSON text is a high surrogate followed at once by a low one. Outside
+// strings JSON has no backslash, so the text can be scanned as a whole.
+func pairedSurrogates(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character
+		if i >= len(b) || b[i] != 'u' {
+			continue
+		}
+		c, ok := hex4(b[i+1:])
+		if !ok {
+			continue // not valid JSON; the decoder says so
+		}
+		i += 4
+		switch {
+		case c >= 0xDC00 && c <= 0xDFFF:
+			return false
+		case c >= 0xD800 && c <= 0xDBFF:
+			if len(b) < i+7 || b[i+1] != '\\' || b[i+2] != 'u' {
+				return false
+			}
+			if low, ok := hex4(b[i+3:]); !ok || low < 0xDC00 || low > 0xDFFF {
+				return false
+			}
+			i += 6
+		}
+	}
+	return true
+}
+
+// hex4 reads four hex digits.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var c rune
+	for _, d := range b[:4] {
+		switch {
+		case d >= '0' && d <= '9':
+			c = c<<4 | rune(d-'0')
+		case d >= 'a' && d <= 'f':
+			c = c<<4 | rune(d-'a'+10)
+		case d >= 'A' && d <= 'F':
+			c = c<<4 | rune(d-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return c, true
 }

@@ -97,8 +97,10 @@ func credential(r *http.Request) (string, error) {
 	if err != nil {
 		return "", errorf(Invalid, "malformed query string")
 	}
+	// Every credential the request carries is read, each header line
+	// included: two that differ are refused rather than one picked.
 	var tokens []string
-	if h := r.Header.Get("Authorization"); h != "" {
+	for _, h := range r.Header.Values("Authorization") {
 		scheme, token, _ := strings.Cut(h, " ")
 		token = strings.TrimSpace(token)
 		if !strings.EqualFold(scheme, "bearer") || token == "" {
@@ -107,8 +109,10 @@ func credential(r *http.Request) (string, error) {
 		tokens = append(tokens, token)
 	}
 	tokens = append(tokens, query["access_token"]...)
-	if h := r.Header.Get("x-access-token"); h != "" {
-		tokens = append(tokens, h)
+	for _, h := range r.Header.Values("x-access-token") {
+		if h != "" {
+			tokens = append(tokens, h)
+		}
 	}
 	if len(tokens) == 0 {
 		return "", errorf(Unauthorized, "no token")

@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -116,12 +115,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return err
 		}
 	}
-	srv := &http.Server{
-		Handler:           reference.New(world, reference.Config{RateLimit: *rateLimit, EditWindow: *editWindow, Logger: log}),
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	srv := reference.NewHTTPServer(
+		reference.New(world, reference.Config{RateLimit: *rateLimit, EditWindow: *editWindow, Logger: log}),
+		&tls.Config{Certificates: []tls.Certificate{cert}}, log)
 	fmt.Fprintf(stdout, "chatref: serving %s (seed %d, %d users)\n", url, *seed, len(world.Users))
 	if *targetOut != "" {
 		fmt.Fprintf(stdout, "chatref: target description written to %s\n", *targetOut)
