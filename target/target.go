@@ -6,9 +6,12 @@ package target
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +19,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/chatrooms/conformance/client"
 )
 
 // Description is a target description. YAML and JSON are both accepted.
@@ -31,6 +36,9 @@ type Description struct {
 	// channel, one_to_one, write_room): checks must not treat a room found
 	// in a list as evidence about that same list.
 	Discovered map[string]bool `yaml:"-" json:"-"`
+
+	overrideErr error // a variable FromEnv could not read; Check reports it
+	preflighted bool  // every token was tried (see Preflight)
 }
 
 // User is one account on the target. Only Token is required; ID and
@@ -123,15 +131,32 @@ func keyOf(msg string) string {
 }
 
 // Overrides are values from flags or the environment that stand in for, or
-// beat, the file. Empty values leave the description alone.
+// beat, the file. Empty (false) values leave the description alone.
 type Overrides struct {
 	BaseURL string
 	Tokens  []string // user 1, user 2, ...
+	// CAFile is a PEM file of CAs to trust besides the system's; a relative
+	// path is relative to the working directory.
+	CAFile string
+	// InsecureSkipVerify turns certificate verification off.
+	InsecureSkipVerify bool
+	// Err is a variable FromEnv could not read (such as
+	// CHAT_INSECURE_SKIP_VERIFY=maybe). Apply keeps it and Check reports it,
+	// so a typo cannot silently change how the target is trusted.
+	Err error
 }
 
-// FromEnv reads CHAT_BASE_URL, CHAT_TOKEN, CHAT_TOKEN_2, CHAT_TOKEN_3, ...
+// FromEnv reads CHAT_BASE_URL, CHAT_TOKEN, CHAT_TOKEN_2, CHAT_TOKEN_3, ...,
+// CHAT_CA_FILE and CHAT_INSECURE_SKIP_VERIFY (a boolean: 1, true, 0, false).
 func FromEnv(getenv func(string) string) Overrides {
-	o := Overrides{BaseURL: getenv("CHAT_BASE_URL")}
+	o := Overrides{BaseURL: getenv("CHAT_BASE_URL"), CAFile: getenv("CHAT_CA_FILE")}
+	if v := strings.TrimSpace(getenv("CHAT_INSECURE_SKIP_VERIFY")); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			o.Err = &Error{Key: "CHAT_INSECURE_SKIP_VERIFY", Reason: fmt.Sprintf("%q is not a boolean (1, true, 0, false)", v)}
+		}
+		o.InsecureSkipVerify = b
+	}
 	if t := getenv("CHAT_TOKEN"); t != "" {
 		o.Tokens = append(o.Tokens, t)
 		for i := 2; ; i++ {
@@ -147,10 +172,24 @@ func FromEnv(getenv func(string) string) Overrides {
 
 // Apply lays o over d: a base URL replaces d's, token i replaces user i's
 // token (a user is added when d has fewer). A replaced token drops the
-// user's id and username, which belonged to the old token.
+// user's id and username, which belonged to the old token. A CA file
+// replaces d's (made absolute against the working directory); a true
+// InsecureSkipVerify sets d's.
 func (d *Description) Apply(o Overrides) {
+	if o.Err != nil && d.overrideErr == nil {
+		d.overrideErr = o.Err
+	}
 	if o.BaseURL != "" {
 		d.BaseURL = o.BaseURL
+	}
+	if o.CAFile != "" {
+		d.CAFile = o.CAFile
+		if abs, err := filepath.Abs(o.CAFile); err == nil {
+			d.CAFile = abs
+		}
+	}
+	if o.InsecureSkipVerify {
+		d.InsecureSkipVerify = true
 	}
 	for i, t := range o.Tokens {
 		if t == "" {
@@ -167,6 +206,9 @@ func (d *Description) Apply(o Overrides) {
 
 // Check validates a description after overrides are applied.
 func (d *Description) Check() error {
+	if d.overrideErr != nil {
+		return d.overrideErr
+	}
 	if d.BaseURL == "" {
 		return &Error{Key: "base_url", Reason: "required (or give --base-url, or set CHAT_BASE_URL)"}
 	}
@@ -195,11 +237,64 @@ func (d *Description) Check() error {
 		}
 	}
 	if d.CAFile != "" {
-		if _, err := os.Stat(d.CAFile); err != nil {
-			return &Error{Key: "ca_file", Reason: err.Error()}
+		if _, err := d.rootCAs(); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// rootCAs is the system pool plus the certificates of CAFile.
+func (d *Description) rootCAs() (*x509.CertPool, error) {
+	pem, err := os.ReadFile(d.CAFile)
+	if err != nil {
+		return nil, &Error{Key: "ca_file", Reason: err.Error()}
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, &Error{Key: "ca_file", Reason: fmt.Sprintf("%s holds no PEM certificate", d.CAFile)}
+	}
+	return pool, nil
+}
+
+// HTTPClient returns the HTTP client for this target (client.NewHTTPClient):
+// trusting the system CAs plus CAFile, or nothing at all with
+// InsecureSkipVerify; redirects not followed; response headers capped. The
+// error is a *Error about ca_file.
+func (d *Description) HTTPClient() (*http.Client, error) {
+	conf := &tls.Config{InsecureSkipVerify: d.InsecureSkipVerify} //nolint:gosec // only when the user asks for it
+	if d.CAFile != "" {
+		pool, err := d.rootCAs()
+		if err != nil {
+			return nil, err
+		}
+		conf.RootCAs = pool
+	}
+	return client.NewHTTPClient(conf), nil
+}
+
+// Secrets returns the users' tokens in order: client.Config.Secrets, and
+// what every output of a run is redacted of.
+func (d *Description) Secrets() []string {
+	out := make([]string, len(d.Users))
+	for i, u := range d.Users {
+		out[i] = u.Token
+	}
+	return out
+}
+
+// ClientConfig returns a client configuration for this target with BaseURL,
+// HTTP (see HTTPClient) and Secrets filled in; the caller adds the
+// validator, recorder, timeouts and rate.
+func (d *Description) ClientConfig() (client.Config, error) {
+	hc, err := d.HTTPClient()
+	if err != nil {
+		return client.Config{}, err
+	}
+	return client.Config{BaseURL: d.BaseURL, HTTP: hc, Secrets: d.Secrets()}, nil
 }
 
 // Marshal renders d as YAML.

@@ -2,6 +2,8 @@ package target
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +12,9 @@ import (
 
 func TestLoadAndCheck(t *testing.T) {
 	dir := t.TempDir()
-	ca := filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(ca, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	ca := writeCA(t, srv, dir)
 	file := filepath.Join(dir, "t.yaml")
 	good := "base_url: https://chat.example.com/api\nca_file: ca.pem\nusers:\n  - token: t1\n    private_repos_granted: true\n  - token: t2\nrooms:\n  org: o1\nwrite_room: w\n"
 	if err := os.WriteFile(file, []byte(good), 0o644); err != nil {
