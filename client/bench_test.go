@@ -35,3 +35,23 @@ func BenchmarkValidateResponse(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRedact measures the last line of defence: redacting a 1 MiB
+// JSON report (messages with HTML and URLs, so many escapes) of three tokens.
+func BenchmarkRedact(b *testing.B) {
+	r := NewRedactor("0123456789abcdef0123456789abcdef01234567", "tok&en<2>+\"é", "k9")
+	msg := `{"text":"hello & <b>world</b> 100% \"quoted\" https://example.com/?a=1&b=2","html":"hello &amp; &lt;b&gt;world&lt;/b&gt; 100% &#34;quoted&#34; <a href=\"https://example.com/?a=1&amp;b=2\">"}` + "\n"
+	text := strings.Repeat(msg, (1<<20)/len(msg))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		r.String(text)
+	}
+}
+
+// BenchmarkNewRedactor measures building a redactor for three tokens of 40
+// characters (once per run and per client).
+func BenchmarkNewRedactor(b *testing.B) {
+	for b.Loop() {
+		NewRedactor("0123456789abcdef0123456789abcdef01234567", "ABCDEFGHIJKLMNOPQRSTUVWXYZ_-.~+/=abcdefg", "tok&en<2>+\"é-0123456789abcdef0123456789")
+	}
+}

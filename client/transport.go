@@ -57,6 +57,12 @@ func (e *TransportError) Error() string {
 
 func (e *TransportError) Unwrap() error { return e.Err }
 
+// Is lets errors.Is(err, context.Canceled) and errors.Is(err,
+// context.DeadlineExceeded) work although Err keeps only the cause's text.
+func (e *TransportError) Is(target error) bool {
+	return target == context.Canceled && e.Kind == KindCanceled || target == context.DeadlineExceeded && e.Kind == KindTimeout
+}
+
 // classify names the kind of a failure of http.Client.Do or of reading a body.
 func classify(err error) Kind {
 	var dnsErr *net.DNSError
