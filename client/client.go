@@ -250,7 +250,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	for attempt := 1; ; attempt++ {
 		if c.limiter != nil {
 			if err := c.limiter.Wait(ctx); err != nil {
-				return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: classify(ctxErr(ctx, err)), Err: c.red.Error(err)}
+				return nil, c.throttled(ctx, r.Method, target, err)
 			}
 		}
 		resp, err := c.once(ctx, r, target, header, body, true)
@@ -281,6 +281,17 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		}
 		waited += wait
 	}
+}
+
+// throttled is the error of a request the rate limiter held back until its
+// context ended (or would have: the limiter refuses a wait past the
+// deadline).
+func (c *Client) throttled(ctx context.Context, method, target string, err error) error {
+	kind := KindTimeout
+	if ctx.Err() != nil {
+		kind = classify(ctx.Err())
+	}
+	return &TransportError{Method: method, URL: c.red.String(target), Kind: kind, Err: c.red.Error(fmt.Errorf("waiting for the rate limit: %w", err))}
 }
 
 // ctxErr prefers the context's own error (a limiter reports its own words).
@@ -336,9 +347,6 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	start := time.Now()
 	fail := func(err error, what string) (*Response, error) {
 		kind := classify(ctxErr(ctx, err))
-		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded {
-			kind = KindTimeout
-		}
 		te := &TransportError{Method: r.Method, URL: c.red.String(target), Kind: kind, Err: c.red.Error(fmt.Errorf("%s%w", what, unwrapURL(err)))}
 		if live && kind.Liveness() {
 			if n := c.fails.Add(1); n == int64(c.cfg.DownAfter) && c.cfg.OnDown != nil {
@@ -368,6 +376,7 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	if out.Operation == "" {
 		out.Operation = r.Method + " " + r.Path
 	}
+	out.Operation = c.red.String(out.Operation) // "METHOD path" may hold a token
 	if !r.OffAPI && !r.PlainHTTP {
 		_, respViolations := c.cfg.Validator.CheckResponse(ctx, req, resp.StatusCode, resp.Header, raw)
 		violations = append(violations, respViolations...)
@@ -425,7 +434,7 @@ func (c *Client) plain(ctx context.Context, r Request) (*Response, error) {
 	r.Token, r.Place = "", NoToken
 	if c.limiter != nil {
 		if err := c.limiter.Wait(ctx); err != nil {
-			return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: classify(ctxErr(ctx, err)), Err: c.red.Error(err)}
+			return nil, c.throttled(ctx, r.Method, target, err)
 		}
 	}
 	resp, err := c.once(ctx, r, target, header, body, false)

@@ -111,11 +111,13 @@ func TestEchoServerLeaksNoTokenIntoAnyOutput(t *testing.T) {
 			{Method: "GET", Path: "/v1/rooms/" + url.PathEscape(tok) + "/chatMessages", Token: tok, Query: url.Values{"q": {tok}}},
 			{Method: "POST", Path: "/v1/rooms/r1/chatMessages", Place: NoToken, Header: http.Header{"X-Access-Token": {tok}, "Authorization": {"Token " + tok}}, Body: map[string]string{"text": tok}, Invalid: true},
 			{Method: "GET", Path: "/v1/broken", Token: hostileTokens[(i+1)%len(hostileTokens)]},
+			{Method: "GET", Path: "/" + url.PathEscape(tok), Token: tok, OffAPI: true},
 		} {
 			resp, err := c.Do(ctx, req)
 			if err != nil {
 				t.Fatal(err)
 			}
+			out.WriteString(resp.Operation + "\n")
 			if err := resp.Err(); err != nil {
 				out.WriteString(err.Error() + "\n")
 			}
@@ -129,7 +131,7 @@ func TestEchoServerLeaksNoTokenIntoAnyOutput(t *testing.T) {
 		}
 	}
 	ex := rec.Exchanges()
-	if len(ex) != 5*len(hostileTokens) {
+	if len(ex) != 6*len(hostileTokens) {
 		t.Fatalf("%d exchanges recorded", len(ex))
 	}
 	for _, e := range ex {
@@ -148,10 +150,10 @@ func TestEchoServerLeaksNoTokenIntoAnyOutput(t *testing.T) {
 		t.Fatalf("the echo did not reach the record: %s", out.String())
 	}
 	// Each reproduce command names the right user's variable.
-	if got := ex[5].Curl(); !strings.Contains(got, `Bearer '"$CHAT_TOKEN_2"'`) {
+	if got := ex[6].Curl(); !strings.Contains(got, `Bearer '"$CHAT_TOKEN_2"'`) {
 		t.Errorf("user 2's bearer request: %s", got)
 	}
-	if got := ex[11].Curl(); !strings.Contains(got, `access_token='"$CHAT_TOKEN_3"'`) {
+	if got := ex[13].Curl(); !strings.Contains(got, `access_token='"$CHAT_TOKEN_3"'`) {
 		t.Errorf("user 3's query-token request: %s", got)
 	}
 }
