@@ -25,14 +25,41 @@ type call struct {
 	st    *state
 }
 
-// reply is a captured response that steps may rewrite. body holds decoded
-// JSON; raw, when set, is sent instead of body (a body that is not JSON, or
-// one a step replaced with bytes).
+// reply is a captured response that steps may rewrite. Its body is decoded
+// only when a step asks for it (get), so replies no step reads go out as
+// the inner server wrote them, byte for byte.
 type reply struct {
-	status int
-	header http.Header
-	body   any
-	raw    []byte
+	status  int
+	header  http.Header
+	raw     []byte // what is sent, unless the decoded body is
+	body    any    // the decoded JSON body, once get has run
+	decoded bool   // get or set has run: body (if not nil) is what is sent
+}
+
+// get returns the decoded JSON body (nil when the body is not JSON). Steps
+// may change it in place.
+func (x *reply) get() any {
+	if !x.decoded {
+		x.decoded = true
+		if len(x.raw) > 0 && json.Unmarshal(x.raw, &x.body) == nil {
+			x.raw = nil
+		}
+	}
+	return x.body
+}
+
+// set replaces the body with v, sent as JSON.
+func (x *reply) set(v any) { x.body, x.raw, x.decoded = v, nil, true }
+
+// setRaw replaces the body with bytes sent as they are.
+func (x *reply) setRaw(b []byte) { x.body, x.raw, x.decoded = nil, b, true }
+
+// bytes returns the body as it would be sent.
+func (x *reply) bytes() []byte {
+	if x.raw == nil && x.body != nil {
+		return encode(x.body)
+	}
+	return x.raw
 }
 
 // ok reports whether the inner server answered with success.
@@ -113,14 +140,7 @@ func (c *call) route() {
 func (c *call) forward(r *http.Request) *reply {
 	rec := httptest.NewRecorder()
 	c.inner.ServeHTTP(rec, r)
-	x := &reply{status: rec.Code, header: rec.Header()}
-	raw := rec.Body.Bytes()
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &x.body); err != nil {
-			x.raw = raw
-		}
-	}
-	return x
+	return &reply{status: rec.Code, header: rec.Header(), raw: rec.Body.Bytes()}
 }
 
 // do makes an extra request to the inner handler with the caller's own
@@ -199,14 +219,7 @@ func (c *call) setJSONBody(m map[string]any) {
 // write sends a reply: raw bytes as they are, a body re-encoded as JSON, and
 // no body at all with 204.
 func write(w http.ResponseWriter, x *reply) {
-	out := x.raw
-	if out == nil && x.body != nil {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(x.body)
-		out = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	}
+	out := x.bytes()
 	for k, v := range x.header {
 		w.Header()[k] = v
 	}

@@ -25,7 +25,7 @@ func legacyFaults() []Fault {
 			}),
 		fault("HTTP-JSON-BODY", Shape, "the repositories list is sent as an HTML page",
 			onReply("listUserRepos", func(c *call, x *reply) {
-				x.raw = []byte("<html><body>repositories</body></html>")
+				x.setRaw([]byte("<html><body>repositories</body></html>"))
 			})),
 		fault("HTTP-GET-SAFE", Collateral, "reading one message marks it read",
 			onSuccess("getMessage", func(c *call, x *reply) {
@@ -61,14 +61,14 @@ func legacyFaults() []Fault {
 			}),
 		fault("AUTH-CURRENT-USER", WrongSubject, "GET /v1/user always answers the first user",
 			onSuccess("getCurrentUser", func(c *call, x *reply) {
-				x.body = c.doAs("GET", "/v1/user", nil, nil, &c.st.first.Token).body
+				x.set(c.doAs("GET", "/v1/user", nil, nil, &c.st.first.Token).get())
 			})),
 
 		// User.
 		fault("USER-GET-ARRAY", Shape, "the current user is sent as a bare object",
 			onSuccess("getCurrentUser", func(c *call, x *reply) {
-				if list := asList(x.body); len(list) == 1 {
-					x.body = list[0]
+				if list := asList(x.get()); len(list) == 1 {
+					x.set(list[0])
 				}
 			})),
 		fault("USER-SHAPE", Shape, "avatarUrlSmall is a relative path, not a URI",
@@ -78,7 +78,7 @@ func legacyFaults() []Fault {
 
 		// Rooms.
 		fault("ROOM-LIST", Shape, "the rooms list is wrapped in an object",
-			onSuccess("listUserRooms", func(c *call, x *reply) { x.body = map[string]any{"rooms": x.body} })),
+			onSuccess("listUserRooms", func(c *call, x *reply) { x.set(map[string]any{"rooms": x.get()}) })),
 		fault("ROOM-SHAPE", Shape, "lastAccessTime is not in UTC",
 			rooms("listUserRooms", func(c *call, r map[string]any) {
 				if t, ok := r["lastAccessTime"].(string); ok {
@@ -93,7 +93,7 @@ func legacyFaults() []Fault {
 			})),
 		fault("ROOM-KINDS", WrongSubject, "organisation rooms are left out of the rooms list",
 			onSuccess("listUserRooms", func(c *call, x *reply) {
-				x.body = filter(x.body, func(r map[string]any) bool { return r["platformType"] != "ORG" })
+				x.set(filter(x.get(), func(r map[string]any) bool { return r["platformType"] != "ORG" }))
 			})),
 		fault("ROOM-ONE-TO-ONE", Shape, "one-to-one rooms carry a uri",
 			rooms("listUserRooms", func(c *call, r map[string]any) {
@@ -136,7 +136,7 @@ func legacyFaults() []Fault {
 			})),
 		fault("REPO-PRIVATE-GRANTED", WrongSubject, "private repositories are hidden from everyone",
 			onSuccess("listUserRepos", func(c *call, x *reply) {
-				x.body = filter(x.body, func(p map[string]any) bool { return p["private"] != true })
+				x.set(filter(x.get(), func(p map[string]any) bool { return p["private"] != true }))
 			})),
 		fault("REPO-PRIVATE-WITHHELD", TooWide, "private repositories are shown to everyone", privateReposForAll()),
 
@@ -160,7 +160,7 @@ func legacyFaults() []Fault {
 
 		// Messages.
 		fault("MSG-LIST", Shape, "the message list is wrapped in an object",
-			onSuccess("listMessages", func(c *call, x *reply) { x.body = map[string]any{"messages": x.body} })),
+			onSuccess("listMessages", func(c *call, x *reply) { x.set(map[string]any{"messages": x.get()}) })),
 		fault("MSG-SHAPE", Shape, "a sent message carries no sent time",
 			messages("sendMessage", func(c *call, m map[string]any) { delete(m, "sent") })),
 		fault("MSG-META-EMPTY", Shape, "meta holds data in a message read by id",
@@ -171,8 +171,8 @@ func legacyFaults() []Fault {
 		fault("MSG-GET-ONE", WrongSubject, "reading one message answers the room's newest",
 			onSuccess("getMessage", func(c *call, x *reply) {
 				page := c.do("GET", "/v1/rooms/"+c.room+"/chatMessages", map[string][]string{"limit": {"1"}}, nil)
-				if list := asList(page.body); len(list) == 1 {
-					x.body = list[0]
+				if list := asList(page.get()); len(list) == 1 {
+					x.set(list[0])
 				}
 			})),
 		fault("MSG-SEND-200", Shape, "sending answers 201",
@@ -256,14 +256,14 @@ func legacyFaults() []Fault {
 		fault("PAGE-AROUNDID", WrongSubject, "aroundId leaves the anchor out",
 			onSuccess("listMessages", func(c *call, x *reply) {
 				if a := c.query().Get("aroundId"); a != "" {
-					x.body = filter(x.body, func(m map[string]any) bool { return m["id"] != a })
+					x.set(filter(x.get(), func(m map[string]any) bool { return m["id"] != a }))
 				}
 			})),
 		fault("PAGE-SKIP", IgnoresInput, "skip is ignored", dropParam("skip")),
 		fault("SEARCH-Q", WrongSubject, "a search finds nothing",
 			onSuccess("listMessages", func(c *call, x *reply) {
 				if c.query().Get("q") != "" {
-					x.body = []any{}
+					x.set([]any{})
 				}
 			})),
 		fault("LIMIT-100", WrongSubject, "limit=100 is cut to 99",
@@ -343,8 +343,8 @@ func privateReposForAll() step {
 			return
 		}
 		roomsByID := map[string]any{}
-		each(c.do("GET", "/v1/user/"+c.user+"/rooms", nil, nil).body, func(r map[string]any) { roomsByID[asString(r["id"])] = r })
-		list := asList(x.body)
+		each(c.do("GET", "/v1/user/"+c.user+"/rooms", nil, nil).get(), func(r map[string]any) { roomsByID[asString(r["id"])] = r })
+		list := asList(x.get())
 		for _, p := range c.st.world.Repos {
 			if !p.Private || !contains(p.Members, me.ID) {
 				continue
@@ -355,7 +355,7 @@ func privateReposForAll() step {
 			}
 			list = append(list, e)
 		}
-		x.body = list
+		x.set(list)
 	})
 }
 
@@ -389,10 +389,10 @@ func swallowMarkRead() step {
 func ghostSends() []step {
 	return []step{
 		onSuccess("sendMessage", func(c *call, x *reply) {
-			each(x.body, func(m map[string]any) { c.st.add("ghost", asString(m["id"]), 1) })
+			each(x.get(), func(m map[string]any) { c.st.add("ghost", asString(m["id"]), 1) })
 		}),
 		onSuccess("listMessages", func(c *call, x *reply) {
-			x.body = filter(x.body, func(m map[string]any) bool { return c.st.get("ghost", asString(m["id"])) == 0 })
+			x.set(filter(x.get(), func(m map[string]any) bool { return c.st.get("ghost", asString(m["id"])) == 0 }))
 		}),
 		answer("getMessage", func(c *call, next func() *reply) *reply {
 			if c.st.get("ghost", c.msg) > 0 {
@@ -425,7 +425,7 @@ func unstoredEdit() step {
 			return next()
 		}
 		x := c.do("GET", c.r.URL.Path, nil, nil)
-		m, isObj := x.body.(map[string]any)
+		m, isObj := x.get().(map[string]any)
 		if !x.ok() || !isObj {
 			return next()
 		}
@@ -464,7 +464,7 @@ func pageOneMore() step {
 // olderToo prepends up to n messages older than the oldest of x's page, so
 // a page can grow past what the inner server will send at once.
 func olderToo(c *call, q map[string][]string, x *reply, n int) *reply {
-	list := asList(x.body)
+	list := asList(x.get())
 	if !x.ok() || len(list) == 0 || has(q, "afterId") || has(q, "aroundId") {
 		return x
 	}
@@ -477,14 +477,14 @@ func olderToo(c *call, q map[string][]string, x *reply, n int) *reply {
 		oldest, _ := list[0].(map[string]any)
 		more["beforeId"] = []string{asString(oldest["id"])}
 		more["limit"] = []string{strconv.Itoa(min(n, 100))}
-		page := asList(c.do("GET", c.r.URL.Path, more, nil).body)
+		page := asList(c.do("GET", c.r.URL.Path, more, nil).get())
 		if len(page) == 0 {
 			break
 		}
 		list = append(append([]any{}, page...), list...)
 		n -= len(page)
 	}
-	x.body = list
+	x.set(list)
 	return x
 }
 
@@ -499,7 +499,7 @@ func honourLimit() step {
 			return next()
 		}
 		x := next()
-		return olderToo(c, q, x, n-len(asList(x.body)))
+		return olderToo(c, q, x, n-len(asList(x.get())))
 	})
 }
 
@@ -520,7 +520,7 @@ func inclusiveBefore() step {
 		if !x.ok() {
 			return
 		}
-		if list := asList(x.body); len(list) > 0 {
+		if list := asList(x.get()); len(list) > 0 {
 			q.Set("beforeId", asString(list[0].(map[string]any)["id"]))
 		} else {
 			q.Del("beforeId")

@@ -32,16 +32,17 @@ type Variant struct {
 func Variants() []Variant {
 	vs := []Variant{
 		{Name: "newest-first", What: "lists messages newest first",
-			steps: []step{onSuccess("listMessages", func(c *call, x *reply) { slices.Reverse(asList(x.body)) })}},
+			steps: []step{onSuccess("listMessages", func(c *call, x *reply) { slices.Reverse(asList(x.get())) })}},
 		{Name: "default-limit-20", What: "returns 20 messages when no limit is given", steps: []step{defaultLimit(20)}},
 		{Name: "default-limit-10", What: "returns 10 messages when no limit is given", steps: []step{defaultLimit(10)}},
 		{Name: "errors-422", What: `answers 422 instead of 400, and every error as {"message": ...}`,
 			steps: []step{errors422()}},
 		{Name: "empty-object-bodies", What: "answers {} to hiding a room and marking messages read",
-			steps: []step{onSuccess("hideUserRoom markUnreadItemsRead", func(c *call, x *reply) { x.body = map[string]any{} })}},
+			steps: []step{onSuccess("hideUserRoom markUnreadItemsRead", func(c *call, x *reply) { x.set(map[string]any{}) })}},
 		{Name: "no-content", What: "answers 204 without a body to hiding a room and marking messages read",
 			steps: []step{onSuccess("hideUserRoom markUnreadItemsRead", func(c *call, x *reply) {
-				x.status, x.body, x.raw = http.StatusNoContent, nil, nil
+				x.status = http.StatusNoContent
+				x.setRaw(nil)
 			})}},
 		{Name: "prefixed-ids", What: "uses ids of the form id-<hex> instead of bare hex",
 			steps: []step{prefixIDs()}, describe: prefixDescription},
@@ -55,7 +56,7 @@ func Variants() []Variant {
 		{Name: "search-newest-first", What: "returns search results newest first",
 			steps: []step{onSuccess("listMessages", func(c *call, x *reply) {
 				if c.query().Get("q") != "" {
-					slices.Reverse(asList(x.body))
+					slices.Reverse(asList(x.get()))
 				}
 			})}},
 		{Name: "eventual", What: "makes new messages visible to search and unread state one second late", steps: lagging(time.Second)},
@@ -109,7 +110,7 @@ func errors422() step {
 			if x.status == http.StatusBadRequest {
 				x.status = http.StatusUnprocessableEntity
 			}
-			x.raw, x.body = nil, map[string]any{"message": "request refused: " + strings.ToLower(http.StatusText(x.status))}
+			x.set(map[string]any{"message": "request refused: " + strings.ToLower(http.StatusText(x.status))})
 		}
 		return x
 	}
@@ -133,10 +134,7 @@ func prefixIDs() step {
 			c.r.Header.Del("Content-Length")
 		}
 		x := next()
-		if x.raw == nil && x.body != nil {
-			x.raw = encode(x.body)
-		}
-		x.raw = hexID.ReplaceAll(x.raw, []byte(`"id-$1"`))
+		x.setRaw(hexID.ReplaceAll(x.bytes(), []byte(`"id-$1"`)))
 		return x
 	}
 }
@@ -170,7 +168,7 @@ func lagging(lag time.Duration) []step {
 	}
 	return []step{
 		onSuccess("sendMessage", func(c *call, x *reply) {
-			each(x.body, func(m map[string]any) {
+			each(x.get(), func(m map[string]any) {
 				id := asString(m["id"])
 				c.st.stamp("sent:"+id, time.Now())
 				c.st.add("room:"+c.room, id, 1)
@@ -178,7 +176,7 @@ func lagging(lag time.Duration) []step {
 		}),
 		onSuccess("listMessages", func(c *call, x *reply) {
 			if c.query().Get("q") != "" {
-				x.body = filter(x.body, func(m map[string]any) bool { return !young(c, asString(m["id"])) })
+				x.set(filter(x.get(), func(m map[string]any) bool { return !young(c, asString(m["id"])) }))
 			}
 		}),
 		messages("getUnreadItems", func(c *call, u map[string]any) {
@@ -203,7 +201,7 @@ func lagging(lag time.Duration) []step {
 			if len(held) == 0 {
 				return
 			}
-			u, _ := c.do("GET", "/v1/user/"+c.user+"/rooms/"+id+"/unreadItems", nil, nil).body.(map[string]any)
+			u, _ := c.do("GET", "/v1/user/"+c.user+"/rooms/"+id+"/unreadItems", nil, nil).get().(map[string]any)
 			for k, field := range map[string]string{"chat": "unreadItems", "mention": "mentions"} {
 				n := 0
 				for _, h := range held {

@@ -81,7 +81,7 @@ func answer(ops string, f func(c *call, next func() *reply) *reply) step {
 
 // messages applies f to every message of the successful replies of ops.
 func messages(ops string, f func(c *call, m map[string]any)) step {
-	return onSuccess(ops, func(c *call, x *reply) { each(x.body, func(m map[string]any) { f(c, m) }) })
+	return onSuccess(ops, func(c *call, x *reply) { each(x.get(), func(m map[string]any) { f(c, m) }) })
 }
 
 // rooms applies f to every room of the successful replies of ops: the
@@ -90,13 +90,13 @@ func rooms(ops string, f func(c *call, r map[string]any)) step {
 	return onSuccess(ops, func(c *call, x *reply) {
 		switch c.op {
 		case "listUserOrgs", "listUserRepos":
-			each(x.body, func(e map[string]any) {
+			each(x.get(), func(e map[string]any) {
 				if r, ok := e["room"].(map[string]any); ok {
 					f(c, r)
 				}
 			})
 		default:
-			each(x.body, func(r map[string]any) { f(c, r) })
+			each(x.get(), func(r map[string]any) { f(c, r) })
 		}
 	})
 }
@@ -115,15 +115,17 @@ func everyNth(n int, ops string, s step) step {
 // refuse answers with an error status and a JSON body like the inner
 // server's own errors.
 func refuse(status int, detail string) *reply {
-	return &reply{status: status, header: http.Header{"Content-Type": {"application/json; charset=utf-8"}},
-		body: map[string]any{"error": http.StatusText(status) + ": " + detail}}
+	x := &reply{status: status, header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}}
+	x.set(map[string]any{"error": http.StatusText(status) + ": " + detail})
+	return x
 }
 
 // succeed answers {"success":true}, as the reference does for writes
 // without a documented answer.
 func succeed() *reply {
-	return &reply{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json; charset=utf-8"}},
-		body: map[string]any{"success": true}}
+	x := &reply{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}}
+	x.set(map[string]any{"success": true})
+	return x
 }
 
 // state is what one decorated server remembers: the world it serves and
@@ -139,6 +141,7 @@ type state struct {
 	sets  map[string]map[string]int
 	ticks map[string]int
 	times map[string]time.Time
+	vals  map[string]any
 
 	renderOnce sync.Once
 	renderer   *reference.Renderer
@@ -146,7 +149,7 @@ type state struct {
 
 func newState(w *fixtures.World) *state {
 	st := &state{world: w, users: map[string]fixtures.User{}, byID: map[string]fixtures.User{}, readBy: map[string]int{},
-		sets: map[string]map[string]int{}, ticks: map[string]int{}, times: map[string]time.Time{}}
+		sets: map[string]map[string]int{}, ticks: map[string]int{}, times: map[string]time.Time{}, vals: map[string]any{}}
 	for i, u := range w.Users {
 		if i == 0 || u.ID < st.first.ID {
 			st.first = u
@@ -201,6 +204,20 @@ func (st *state) when(key string) time.Time {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.times[key]
+}
+
+// setValue remembers a value under key; value returns it.
+func (st *state) setValue(key string, v any) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.vals[key] = v
+}
+
+func (st *state) value(key string) (any, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	v, ok := st.vals[key]
+	return v, ok
 }
 
 // tick counts the requests of a kind and returns the count.
