@@ -240,7 +240,10 @@ func (r *Redactor) cutFunc(s string, limit int, repl func(int) string) (_ string
 	var b strings.Builder
 	last := 0
 	if r != nil && len(r.secrets) > 0 {
-		r.scan(s, true, func(start, end, i int) {
+		// A secret that starts before the cut ends within maxSpan of it:
+		// the rest of s need not be read.
+		window := s[:min(len(s), limit+r.maxSpan)]
+		r.scan(window, true, func(start, end, i int) {
 			if start >= limit {
 				return
 			}
