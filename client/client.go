@@ -136,7 +136,8 @@ type Config struct {
 	Limiter *rate.Limiter
 	// MaxAttempts bounds how often a request answered 429 or 503 is sent;
 	// default 4. MaxWait bounds the time spent waiting between those
-	// attempts, per request; default 30 s. A wait the target asks for
+	// attempts, per request; default 60 s, so that a one-minute rate-limit
+	// window can be waited out once. A wait the target asks for
 	// (Retry-After, X-RateLimit-Reset) that does not fit in what is left
 	// ends the retries at once.
 	MaxAttempts int
@@ -181,7 +182,7 @@ func New(cfg Config) (*Client, error) {
 		cfg.MaxAttempts = 4
 	}
 	if cfg.MaxWait == 0 {
-		cfg.MaxWait = 30 * time.Second
+		cfg.MaxWait = 60 * time.Second
 	}
 	if cfg.DownAfter == 0 {
 		cfg.DownAfter = 3
