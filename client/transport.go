@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -181,14 +182,14 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	if v := strings.TrimSpace(h.Get("X-RateLimit-Reset")); v != "" {
-		if n, err := strconv.ParseFloat(v, 64); err == nil {
+		if n, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(n) && !math.IsInf(n, 0) {
 			switch {
 			case n >= 1e12: // Unix milliseconds (1e12 ms is in 2001)
 				return clampWait(time.UnixMilli(int64(n)).Sub(now))
 			case n >= 1e9: // Unix seconds (1e9 s is in 2001)
 				return clampWait(time.Unix(int64(n), 0).Sub(now))
 			default: // seconds from now
-				return clampWait(time.Duration(n * float64(time.Second)))
+				return clampWait(time.Duration(min(max(n, 0), 86400) * float64(time.Second)))
 			}
 		}
 	}
