@@ -30,7 +30,7 @@ func Declare(env func() *Env, specTimeout time.Duration) bool {
 
 var areas = []func(decl){
 	transportSpecs, userSpecs, roomSpecs, messageSpecs, renderingSpecs,
-	versioningSpecs, paginationSpecs, limitSpecs, searchSpecs, unreadSpecs,
+	versioningSpecs, paginationSpecs, limitSpecs, searchSpecs, scopeSpecs, unreadSpecs,
 	referenceSpecs,
 }
 
@@ -45,18 +45,19 @@ type decl struct {
 // spec's context.
 func (d decl) it(text string, labels Labels, body func(e *Env)) {
 	It(text, labels, d.decorations(), func(ctx SpecContext) {
-		e := d.bind(ctx, labels)
+		e := d.bind(ctx)
 		defer e.noteBlocker()
 		body(e)
 	})
 }
 
 // table declares a parameter matrix: Ginkgo's DescribeTable, one check per
-// entry, each carrying the table's requirement labels. body receives the
-// bound environment and the entry's parameters.
+// entry. Each check carries the table's labels and its entry's (give the
+// requirement ids to the entries when each entry verifies its own). body
+// receives the bound environment and the entry's parameter.
 func (d decl) table(text string, labels Labels, body func(e *Env, p any), entries ...TableEntry) {
 	DescribeTable(text, labels, func(ctx SpecContext, p any) {
-		e := d.bind(ctx, labels)
+		e := d.bind(ctx)
 		defer e.noteBlocker()
 		body(e, p)
 	}, entries)
@@ -74,14 +75,14 @@ func (d decl) decorations() []any {
 	return []any{SpecTimeout(d.timeout)}
 }
 
-func (d decl) bind(ctx SpecContext, labels Labels) *Env {
+func (d decl) bind(ctx SpecContext) *Env {
 	shared := d.env()
 	if shared == nil {
 		Fail("conformance: no environment: the runner declared the checks but set up no target")
 	}
 	e := *shared
 	e.ctx = ctx
-	e.ids = RequirementIDs(labels)
+	e.ids = RequirementIDs(CurrentSpecReport().Labels())
 	e.blocker = new(string)
 	return &e
 }

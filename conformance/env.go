@@ -36,6 +36,10 @@ type Options struct {
 	Recorder *client.Recorder
 	// Process tells parallel Ginkgo processes apart in run markers.
 	Process int
+	// Client, when set, is the client the checks use (the runner builds it
+	// so that it can preflight the target, throttle and stop the run);
+	// Recorder and Timeout are then the client's own.
+	Client *client.Client
 }
 
 // Env is what specs use: the discovered target and a validating client.
@@ -60,6 +64,12 @@ func NewEnv(ctx context.Context, o Options) (*Env, error) {
 		o.Eventually = 5 * time.Second
 	}
 	d := o.Target
+	if o.Client != nil {
+		if err := d.Discover(ctx, o.Client); err != nil {
+			return nil, err
+		}
+		return newEnv(o, o.Client, d), nil
+	}
 	tlsConf := &tls.Config{InsecureSkipVerify: d.InsecureSkipVerify} //nolint:gosec // only when the description asks for it
 	if d.CAFile != "" {
 		pem, err := os.ReadFile(d.CAFile)
@@ -99,9 +109,13 @@ func NewEnv(ctx context.Context, o Options) (*Env, error) {
 	if err := d.Discover(ctx, c); err != nil {
 		return nil, err
 	}
+	return newEnv(o, c, d), nil
+}
+
+func newEnv(o Options, c *client.Client, d *target.Description) *Env {
 	e := &Env{Options: o, Client: c, Users: d.Users, seq: new(atomic.Int64), ctx: context.Background(), blocker: new(string)}
 	e.marker = "cc" + strconv.FormatInt(time.Now().UnixNano()%1e12, 36) + "p" + strconv.Itoa(o.Process)
-	return e, nil
+	return e
 }
 
 // Unreachable reports whether err means the target could not be reached.

@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,7 +27,13 @@ func (e *Env) call(u int, req client.Request) *client.Response {
 	if err != nil {
 		transportFailure(err)
 	}
-	Expect(resp.Violations).To(BeEmpty(), "%s", explain(resp, "breaks the OpenAPI document of the "+string(e.Profile)+" profile"))
+	violations := resp.Violations
+	if req.Invalid && e.Profile == spec.Core {
+		// Error statuses are not shown at core: a request the check expects
+		// to be refused may get any status, a redirect included.
+		violations = slices.DeleteFunc(slices.Clone(violations), func(v spec.Violation) bool { return v.Rule == "status" })
+	}
+	Expect(violations).To(BeEmpty(), "%s", explain(resp, "breaks the OpenAPI document of the "+string(e.Profile)+" profile"))
 	return resp
 }
 

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"fmt"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -21,11 +23,14 @@ func messageSpecs(d decl) {
 		})
 
 		d.it("keeps the text unchanged and names the sender as fromUser", reqs("MSG-SEND-TEXT"), func(e *Env) {
-			text, _ := e.text()
-			text += " — ünïcödé, \"quotes\" & <angles>"
-			m := e.send(0, e.writeRoom(), text)
-			Expect(m.Text).To(Equal(text))
-			Expect(m.FromUser.ID).To(Equal(e.me(0)))
+			room := e.writeRoom()
+			for u := range min(len(e.Users), 2) { // two senders: a server that stamps one user on every message fails
+				text, _ := e.text()
+				text += " — ünïcödé, \"quotes\" & <angles>"
+				m := e.send(u, room, text)
+				Expect(m.Text).To(Equal(text), "text of a message user %d sent", u+1)
+				Expect(m.FromUser.ID).To(Equal(e.me(u)), "fromUser of a message user %d sent", u+1)
+			}
 		})
 
 		d.it("flags a message sent with status true as a status update, and only that one", reqs("MSG-SEND-STATUS"), func(e *Env) {
@@ -40,16 +45,19 @@ func messageSpecs(d decl) {
 			Expect(isTrue(e.getMessage(0, room, plain.ID).Status)).To(BeFalse(), "a message sent without status reads back as a status update")
 		})
 
-		d.it("stores the message: user 2 can read it by id and finds it listed", reqs("MSG-SEND-STORED", "MSG-GET-ONE", "MSG-LIST"), func(e *Env) {
+		d.it("stores the message: user 2 can read it by id and finds it listed", reqs("MSG-SEND-STORED", "MSG-GET-ONE"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
 			later, _ := e.text()
 			e.send(0, room, later) // so that m is not the newest message
-			got := e.getMessage(1, room, m.ID)
+			var got Message
+			e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
+				got = e.getMessage(1, room, m.ID)
+				g.Expect(got.Text).To(Equal(text), "user 2 reads message %s", m.ID)
+			})
 			Expect(got.ID).To(Equal(m.ID), "asked for one message, got another")
-			Expect(got.Text).To(Equal(text))
 			Expect(got.FromUser.ID).To(Equal(e.me(0)), "fromUser of the stored message")
 			// aroundId must include its anchor (PAGE-AROUNDID): a way to find the
 			// message in a list that other traffic cannot push it out of.
@@ -57,39 +65,96 @@ func messageSpecs(d decl) {
 			Expect(idsOf(listed)).To(ContainElement(m.ID), "the new message is not listed around itself")
 		})
 
-		d.it("sends meta as an empty object and never gv", reqs("MSG-META-EMPTY", "MSG-NO-GV"), func(e *Env) {
+		d.it("lists messages with meta an empty object", reqs("MSG-LIST", "MSG-META-EMPTY"), func(e *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
-			for _, got := range append([]Message{m, e.getMessage(0, room, m.ID)}, e.list(0, room, q("limit", "20"))...) {
+			listed := e.list(0, room, q("limit", "20"))
+			Expect(listed).NotTo(BeEmpty(), "the room lists no message after one was sent")
+			for _, got := range append([]Message{m, e.getMessage(0, room, m.ID)}, listed...) {
 				Expect(got.Meta).To(BeEmpty(), "meta of %s", got.ID)
-				Expect(got.GV).To(BeNil(), "message %s carries gv", got.ID)
+			}
+		})
+
+		d.it("never sends gv, at any depth of any response", reqs("MSG-NO-GV"), func(e *Env) {
+			room := e.writeRoom()
+			text, word := e.text()
+			m := e.send(0, room, text)
+			for _, req := range []client.Request{
+				{Method: "GET", Path: "/v1/user"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/channels"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"},
+				{Method: "GET", Path: messagesPath(room), Query: q("limit", "20")},
+				{Method: "GET", Path: messagesPath(room), Query: q("q", word)},
+				{Method: "GET", Path: messagesPath(room) + "/" + m.ID},
+				{Method: "PUT", Path: messagesPath(room) + "/" + m.ID, Body: map[string]string{"text": text + " (edited)"}},
+			} {
+				resp := e.call(0, req)
+				expectSuccess(resp)
+				var body any
+				Expect(resp.JSON(&body)).To(Succeed(), "%s", explain(resp, "body"))
+				Expect(pathsOfKey(body, "gv", "$")).To(BeEmpty(), "%s", explain(resp, "carries gv"))
 			}
 		})
 	})
 
 	Describe("GET requests", func() {
-		d.it("read without changing unread state or versions", reqs("HTTP-GET-SAFE"), func(e *Env) {
+		d.it("read without changing unread state, read counts or versions", reqs("HTTP-GET-SAFE"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(1, room, text)
 			e.leaveRead(room, m.ID)
-			var before Unread
-			e.eventually(func(g Gomega) {
-				before = e.unread(0, room)
-				g.Expect(before.Chat).To(ContainElement(m.ID))
+			e.step("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID)) })
 			})
+			before := e.getMessage(1, room, m.ID)
+			count := func() *int {
+				for _, rm := range e.rooms(0, "rooms") {
+					if rm.ID == room {
+						return rm.UnreadItems
+					}
+				}
+				return nil
+			}
 			for range 2 {
 				e.getMessage(0, room, m.ID)
+				e.list(0, room, q("aroundId", m.ID, "limit", "5"))
 				e.list(0, room, q("limit", "50"))
 				e.rooms(0, "rooms")
+				e.unread(0, room)
 			}
-			after := e.unread(0, room)
-			Expect(after.Chat).To(ContainElement(m.ID), "reading the message marked it read")
-			Expect(e.getMessage(1, room, m.ID).V).To(Equal(1), "reading the message changed its version")
+			Expect(e.unread(0, room).Chat).To(ContainElement(m.ID), "reading the message marked it read for user 1")
+			Expect(e.getMessage(0, room, m.ID).Unread).To(BeTrue(), "reading the message cleared user 1's unread flag")
+			after := e.getMessage(1, room, m.ID)
+			Expect(after.V).To(Equal(before.V), "reading the message changed its version")
+			Expect(after.ReadBy).To(Equal(before.ReadBy), "reading the message changed readBy")
+			if c := count(); c != nil {
+				Expect(*c).To(BeNumerically(">", 0), "the room counts no unread message for user 1 after reads, though %s is unread", m.ID)
+			}
 		})
 	})
+}
+
+// pathsOfKey lists the JSON paths at which key occurs in a decoded body.
+func pathsOfKey(v any, key, at string) []string {
+	var out []string
+	switch t := v.(type) {
+	case map[string]any:
+		for k, child := range t {
+			if k == key {
+				out = append(out, at+"."+k)
+			}
+			out = append(out, pathsOfKey(child, key, at+"."+k)...)
+		}
+	case []any:
+		for i, child := range t {
+			out = append(out, pathsOfKey(child, key, fmt.Sprintf("%s[%d]", at, i))...)
+		}
+	}
+	return out
 }
 
 func versioningSpecs(d decl) {
@@ -112,20 +177,24 @@ func versioningSpecs(d decl) {
 			e.needUsers(2)
 			room := e.writeRoom()
 			text, _ := e.text()
-			m := e.send(0, room, text)
+			m := e.sendBody(0, room, map[string]any{"text": text, "status": true}) // a status update must stay one
 			otherText, _ := e.text()
 			other := e.send(0, room, otherText) // newer than m: a lazy server edits the newest message
 			e.edit(0, room, m.ID, text+" (edited)")
 
 			By("reading both messages back as user 2")
-			got := e.getMessage(1, room, m.ID)
-			Expect(got.Text).To(Equal(text+" (edited)"), "user 2 does not see the edit")
+			var got Message
+			e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
+				got = e.getMessage(1, room, m.ID)
+				g.Expect(got.Text).To(Equal(text+" (edited)"), "user 2 does not see the edit")
+			})
 			Expect(got.V).To(Equal(2), "user 2 sees v %d after one edit", got.V)
 			Expect(got.EditedAt).NotTo(BeNil(), "user 2 sees no editedAt after the edit")
 			Expect(got.Sent).To(Equal(m.Sent), "the edit changed sent")
 			Expect(got.FromUser.ID).To(Equal(m.FromUser.ID), "the edit changed fromUser")
-			if m.Status != nil && got.Status != nil {
-				Expect(*got.Status).To(Equal(*m.Status), "the edit changed status")
+			Expect(got.ReadBy).To(Equal(m.ReadBy), "the edit changed readBy")
+			if isTrue(m.Status) {
+				Expect(isTrue(got.Status)).To(BeTrue(), "the edit turned a status update into a plain message")
 			}
 			untouched := e.getMessage(1, room, other.ID)
 			Expect(untouched.Text).To(Equal(otherText), "editing %s changed another message, %s", m.ID, other.ID)

@@ -213,12 +213,9 @@ func referenceSpecs(d decl) {
 		})
 
 		d.it("answers 400 to plain http on the HTTPS port", reqs("REF-TLS-PLAIN"), func(e *Env) {
-			plain := "http://" + strings.TrimPrefix(e.Client.BaseURL(), "https://") + "/v1/user"
-			req, _ := http.NewRequestWithContext(e.ctx, "GET", plain, nil)
-			resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
-			Expect(err).NotTo(HaveOccurred())
-			resp.Body.Close()
-			Expect(resp.StatusCode).To(Equal(400))
+			resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: "/v1/user", PlainHTTP: true, Place: client.NoToken, Invalid: true})
+			Expect(err).NotTo(HaveOccurred(), "plain http to the HTTPS port")
+			Expect(resp.Status).To(Equal(400), "%s", explain(resp, "plain http to the HTTPS port"))
 		})
 	})
 

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"strconv"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -33,7 +34,9 @@ func searchSpecs(d decl) {
 	Describe("GET /v1/rooms/{roomId}/chatMessages?q=", func() {
 		d.it("finds an older message by a unique word, and not the newer ones without it", reqs("SEARCH-Q"), func(e *Env) {
 			room := e.writeRoom()
-			word := "quokka" + e.Marker() + "x"
+			// Letters only, unrelated to the run marker the other texts carry:
+			// however the server splits words, no filler shares this one.
+			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
 			text, _ := e.text()
 			target := e.send(0, room, text+" "+word)
 			// Newer messages without the word: a server that ignores q and
@@ -47,6 +50,40 @@ func searchSpecs(d decl) {
 				g.Expect(idsOf(ms)).To(ContainElement(target.ID), "searching for %q did not find the message holding it", word)
 				g.Expect(idsOf(ms)).NotTo(ContainElement(BeElementOf(idsOf(fillers))), "searching for %q found newer messages that do not hold it", word)
 			})
+		})
+	})
+}
+
+func scopeSpecs(d decl) {
+	Describe("Room scope of messages, search and unread state", func() {
+		d.it("keeps a message, its search hits and its unread state to the room it was sent in", reqs("MSG-LIST", "SEARCH-Q", "UNREAD-CHAT"), func(e *Env) {
+			e.needUsers(2)
+			room := e.writeRoom()
+			other := ""
+			for _, id := range []string{e.Target.Rooms.Org, e.Target.Rooms.Repo, e.Target.Rooms.Channel, e.Target.Rooms.OneToOne} {
+				if other == "" && id != "" && id != room && id != e.Target.HideRoom {
+					other = id
+				}
+			}
+			if other == "" {
+				Skip("no second room of user 1 is known (rooms: in the target description) to tell rooms apart")
+			}
+			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			text, _ := e.text()
+			m := e.send(1, room, text+" "+word)
+			e.leaveRead(room, m.ID)
+			e.eventually(func(g Gomega) {
+				g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID), "user 1's unread chat in the room the message was sent to")
+				var hits []Message
+				g.Expect(e.call(0, requestList(room, q("q", word))).JSON(&hits)).To(Succeed())
+				g.Expect(idsOf(hits)).To(ContainElement(m.ID), "searching the room the message was sent to")
+			})
+			By("looking for it in another room of user 1")
+			Expect(idsOf(e.list(0, other, q("limit", "100")))).NotTo(ContainElement(m.ID), "a message sent to room %s is listed in room %s", room, other)
+			var hits []Message
+			expectOK(e.call(0, requestList(other, q("q", word))), &hits)
+			Expect(idsOf(hits)).NotTo(ContainElement(m.ID), "searching room %s finds a message sent to room %s", other, room)
+			Expect(e.unread(0, other).Chat).NotTo(ContainElement(m.ID), "a message sent to room %s is unread in room %s", room, other)
 		})
 	})
 }

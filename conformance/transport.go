@@ -1,10 +1,8 @@
 package conformance
 
 import (
+	"bytes"
 	"mime"
-	"net"
-	"net/http"
-	"net/url"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -15,7 +13,7 @@ import (
 
 func transportSpecs(d decl) {
 	Describe("Transport and authentication", func() {
-		d.table("accepts the token in each documented place", reqs("AUTH-BEARER", "AUTH-QUERY-TOKEN"), func(e *Env, p any) {
+		d.table("accepts the token in each documented place", Label(), func(e *Env, p any) {
 			// The last described user: a server that answers every request as
 			// its first user does not pass by luck.
 			u := len(e.Users) - 1
@@ -24,8 +22,8 @@ func transportSpecs(d decl) {
 			Expect(users).To(HaveLen(1))
 			Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified another user", u+1)
 		},
-			d.entry("as an Authorization Bearer header", Label("AUTH-BEARER"), client.Bearer),
-			d.entry("as the access_token query parameter", Label("AUTH-QUERY-TOKEN"), client.QueryToken),
+			d.entry("as an Authorization Bearer header", reqs("AUTH-BEARER"), client.Bearer),
+			d.entry("as the access_token query parameter", reqs("AUTH-QUERY-TOKEN"), client.QueryToken),
 		)
 
 		d.it("gives no data to a request without a token", reqs("AUTH-REQUIRED"), func(e *Env) {
@@ -64,11 +62,16 @@ func transportSpecs(d decl) {
 					Expect(resp.JSON(&sent)).To(Succeed(), "%s", explain(resp, "body"))
 				}
 			}
-			for _, req := range []client.Request{
+			more := []client.Request{
 				{Method: "GET", Path: messagesPath(room) + "/" + sent.ID},
 				{Method: "PUT", Path: messagesPath(room) + "/" + sent.ID, Body: map[string]string{"text": text + " (edited)"}},
-				{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems", Body: map[string]any{"chat": []string{sent.ID}}},
-			} {
+			}
+			if len(e.Users) > 1 { // marking read a message another user sent, as a client would
+				otherText, _ := e.text()
+				theirs := e.send(1, room, otherText)
+				more = append(more, client.Request{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems", Body: map[string]any{"chat": []string{theirs.ID}}})
+			}
+			for _, req := range more {
 				resp := e.call(0, req)
 				expectSuccess(resp)
 				if len(resp.Body) > 0 { // where the document shows no response, none may come
@@ -83,40 +86,26 @@ func transportSpecs(d decl) {
 			}
 		})
 
-		d.it("serves no data over plain http", reqs("HTTP-TLS-ONLY"), func(e *Env) {
-			plain := plainHTTPURL(e.Client.BaseURL()) + "/v1/user"
-			req, err := http.NewRequestWithContext(e.ctx, "GET", plain, nil)
-			Expect(err).NotTo(HaveOccurred())
-			// Never a real token over plain http: a throwaway one shows whether
-			// the server would serve data to a request that looks authorised.
-			req.Header.Set("Authorization", "Bearer "+throwawayToken)
-			noRedirects := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: e.Timeout}
-			resp, err := noRedirects.Do(req)
+		d.it("serves no data over plain http, and does not answer there as the API does", reqs("HTTP-TLS-ONLY"), func(e *Env) {
+			// Never a credential over plain http: the client strips them from a
+			// PlainHTTP request, which goes to the base URL's own port. The same
+			// request without a token goes over https for comparison: a
+			// plain-http answer that is the API's own answer shows the API is
+			// served there.
+			plain, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: "/v1/user", PlainHTTP: true, Place: client.NoToken, Invalid: true})
 			if err != nil {
 				By("the plain-http form of the address gave no answer: " + err.Error())
 				return // nothing served at all is the best answer
 			}
-			defer resp.Body.Close()
-			Expect(resp.StatusCode).NotTo(BeNumerically("<", 300), "GET %s over plain http answered %d", "/v1/user", resp.StatusCode)
+			Expect(plain.Status).NotTo(BeNumerically("<", 300), "%s", explain(plain, "served data over plain http"))
+			viaTLS, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Invalid: true})
+			if err != nil {
+				transportFailure(err)
+			}
+			Expect(plain.Status == viaTLS.Status && len(plain.Body) > 0 && bytes.Equal(plain.Body, viaTLS.Body)).To(BeFalse(),
+				"%s", explain(plain, "answers over plain http exactly as the API does over https: the API is served over plain http"))
 		})
 	})
-}
-
-// throwawayToken is what the plain-http check sends instead of a credential.
-const throwawayToken = "chatconform-plain-http-probe"
-
-// plainHTTPURL is the base URL with http instead of https, on the same port
-// (443 when the URL names none), so the probe reaches the HTTPS listener.
-func plainHTTPURL(base string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		return "http://invalid"
-	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "443")
-	}
-	return "http://" + host + strings.TrimSuffix(u.Path, "/")
 }
 
 // expectJSONContentType checks the media type and charset of a response,
