@@ -211,6 +211,11 @@ func (c *call) jsonBody() map[string]any {
 // setJSONBody replaces the request body.
 func (c *call) setJSONBody(m map[string]any) {
 	raw, _ := json.Marshal(m)
+	c.setRawBody(raw)
+}
+
+// setRawBody replaces the request body with bytes.
+func (c *call) setRawBody(raw []byte) {
 	c.r.Body = io.NopCloser(bytes.NewReader(raw))
 	c.r.ContentLength = int64(len(raw))
 	c.r.Header.Del("Content-Length")

@@ -60,6 +60,9 @@ func Faults() []Fault {
 		if n := seen[base]; n > 1 {
 			all[i].Name = fmt.Sprintf("%s#%d", base, n)
 		}
+		if all[i].Survives == "" {
+			all[i].Survives = survivalReason(all[i])
+		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all
