@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,6 +33,7 @@ func BenchmarkPage100(b *testing.B) {
 	s := New(w, Config{})
 	path := "/v1/rooms/" + w.Hints.Org + "/chatMessages?limit=100"
 	b.ReportAllocs()
+	b.ResetTimer() // loading the world is not part of a page
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			serve(b, s, "GET", path, w.Users[0].Token, "")
@@ -54,11 +54,7 @@ func BenchmarkSend(b *testing.B) {
 func BenchmarkEdit(b *testing.B) {
 	w := testWorld()
 	s := New(w, Config{})
-	raw, err := s.Store().Send(w.Users[0].ID, w.Hints.WriteRoom, "to be edited", false)
-	var m MessageView
-	if err == nil {
-		err = json.Unmarshal(raw, &m)
-	}
+	m, _, err := s.Store().Send(w.Users[0].ID, w.Hints.WriteRoom, "to be edited", false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,6 +111,7 @@ func BenchmarkPage100OverTLS(b *testing.B) {
 	url := srv.URL + "/v1/rooms/" + w.Hints.Org + "/chatMessages?limit=100"
 	b.SetParallelism(4)
 	b.ReportAllocs()
+	b.ResetTimer() // loading the world is not part of a page
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			req, _ := http.NewRequest("GET", url, nil)
@@ -130,4 +127,56 @@ func BenchmarkPage100OverTLS(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A world with one extra room of 200,000 messages of a few words each,
+// built once; every 1,000th message holds the word "needle".
+var searchRoom = sync.OnceValue(func() *Server {
+	base := testWorld()
+	w := *base
+	w.Rooms = append([]fixtures.Room(nil), base.Rooms...)
+	const n = 200_000
+	msgs := make([]fixtures.Message, n)
+	start := fixtures.Epoch.Add(-100 * 24 * time.Hour)
+	for i := range msgs {
+		t := start.Add(time.Duration(i) * time.Second)
+		text := fmt.Sprintf("message %d about the weather, lunch and the build", i)
+		if i%1000 == 0 {
+			text += " needle"
+		}
+		msgs[i] = fixtures.Message{ID: fmt.Sprintf("%08x%016x", uint32(t.Unix()), i), From: base.Users[i%2].ID,
+			Text: text, Sent: t, V: 1, ReadBy: []string{base.Users[(i+1)%2].ID}}
+	}
+	w.Rooms = append(w.Rooms, fixtures.Room{ID: strings.Repeat("d", 24), Name: "search", URI: "search", Kind: fixtures.Org,
+		Security: "PUBLIC", Members: []string{base.Users[0].ID, base.Users[1].ID}, V: 1, Messages: msgs})
+	return New(&w, Config{})
+})
+
+// BenchmarkSearch200k is one search (two terms, 200 matches, a page of the
+// newest 100) in a room of 200,000 messages.
+func BenchmarkSearch200k(b *testing.B) {
+	s := searchRoom()
+	path := "/v1/rooms/" + strings.Repeat("d", 24) + "/chatMessages?limit=100&q=NEEDLE+weather"
+	token := testWorld().Users[0].Token
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, s, "GET", path, token, "")
+	}
+}
+
+// BenchmarkStartup is what a run that names no target pays before its
+// first check: generate the seeded world, load it (rendering its history)
+// and make a certificate.
+func BenchmarkStartup(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := fixtures.Generate(1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		New(w, Config{})
+		if _, _, err := SelfSignedCert(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -103,7 +103,11 @@ func (s *Server) handleListMessages() http.Handler {
 		if err != nil {
 			return nil, err
 		}
-		return s.store.List(caller(r).ID, r.PathValue("roomId"), q)
+		items, err := s.store.List(caller(r).ID, r.PathValue("roomId"), q)
+		if err != nil {
+			return nil, err
+		}
+		return s.msgs.page(items), nil
 	})
 }
 
@@ -139,7 +143,11 @@ func (s *Server) parseQuery(v url.Values) (Query, error) {
 
 func (s *Server) handleMessage() http.Handler {
 	return s.handler(func(r *http.Request) (any, error) {
-		return s.store.Message(caller(r).ID, r.PathValue("roomId"), r.PathValue("messageId"))
+		it, err := s.store.Message(caller(r).ID, r.PathValue("roomId"), r.PathValue("messageId"))
+		if err != nil {
+			return nil, err
+		}
+		return s.msgs.one(it), nil
 	})
 }
 
@@ -155,7 +163,12 @@ func (s *Server) handleSend() http.Handler {
 		if body.Text == nil {
 			return nil, errorf(Invalid, "text is required")
 		}
-		return s.store.Send(caller(r).ID, r.PathValue("roomId"), *body.Text, body.Status)
+		msg, dropped, err := s.store.Send(caller(r).ID, r.PathValue("roomId"), *body.Text, body.Status)
+		if err != nil {
+			return nil, err
+		}
+		s.msgs.drop(dropped)
+		return s.msgs.one(Item{Msg: msg}), nil
 	})
 }
 
@@ -170,6 +183,11 @@ func (s *Server) handleEdit() http.Handler {
 		if body.Text == nil {
 			return nil, errorf(Invalid, "text is required")
 		}
-		return s.store.Edit(caller(r).ID, r.PathValue("roomId"), r.PathValue("messageId"), *body.Text)
+		it, dropped, err := s.store.Edit(caller(r).ID, r.PathValue("roomId"), r.PathValue("messageId"), *body.Text)
+		if err != nil {
+			return nil, err
+		}
+		s.msgs.drop(dropped)
+		return s.msgs.one(it), nil
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"sync"
 )
 
 // RawJSON is a response body encoded ahead of time; handlers send it as is.
@@ -15,14 +16,118 @@ type RawJSON []byte
 // text or html.
 var seam = []byte(`,"unread":false,"readBy":0,`)
 
-// splitMessageJSON encodes v (with Unread false and ReadBy 0) and cuts it
-// at the seam.
-func splitMessageJSON(v MessageView) (head, tail []byte) {
-	v.Unread, v.ReadBy = false, 0
+// encodedMessage is a message version's JSON cut at the seam.
+type encodedMessage struct{ head, tail []byte }
+
+// messageCache keeps the JSON of message versions, so a page is assembled
+// from cached bytes instead of encoded anew. It is the HTTP side's: the
+// store returns Message values and tells which versions it dropped.
+//
+// A version is encoded the first time it is shown. Entries go when the
+// store drops their version (an edit, an eviction: the handlers pass on
+// what Send and Edit return); a version encoded while being dropped is
+// checked with Store.Current after it is cached, so none outlives its
+// message.
+type messageCache struct {
+	m     sync.Map // *Message -> *encodedMessage
+	store *Store
+	bufs  sync.Pool // *jsonBuf, for pages
+}
+
+// jsonBuf is a response body in a pooled buffer: writeJSON sends it and
+// gives the buffer back, so pages do not allocate their tens of kilobytes
+// anew each time.
+type jsonBuf struct {
+	b    []byte
+	pool *sync.Pool
+}
+
+// release returns the buffer to its pool; one grown past 1 MiB is let go.
+func (j *jsonBuf) release() {
+	if j.pool != nil && cap(j.b) <= 1<<20 {
+		j.b = j.b[:0]
+		j.pool.Put(j)
+	}
+}
+
+func (c *messageCache) encoded(m *Message) *encodedMessage {
+	if v, ok := c.m.Load(m); ok {
+		return v.(*encodedMessage)
+	}
+	e := encodeMessage(m)
+	c.m.Store(m, e)
+	if !c.store.Current(m) {
+		c.m.Delete(m)
+	}
+	return e
+}
+
+// drop forgets versions the store no longer holds.
+func (c *messageCache) drop(ms []*Message) {
+	for _, m := range ms {
+		c.m.Delete(m)
+	}
+}
+
+// appendItem appends the message as its viewer sees it.
+func (c *messageCache) appendItem(dst []byte, it Item) []byte {
+	e := c.encoded(it.Msg)
+	dst = append(dst, e.head...)
+	dst = append(dst, `,"unread":`...)
+	dst = strconv.AppendBool(dst, it.Unread)
+	dst = append(dst, `,"readBy":`...)
+	dst = strconv.AppendInt(dst, int64(it.ReadBy), 10)
+	dst = append(dst, ',')
+	return append(dst, e.tail...)
+}
+
+// page encodes a list of messages.
+func (c *messageCache) page(items []Item) *jsonBuf {
+	j, _ := c.bufs.Get().(*jsonBuf)
+	if j == nil {
+		j = &jsonBuf{pool: &c.bufs}
+	}
+	out := append(j.b, '[')
+	for i, it := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = c.appendItem(out, it)
+	}
+	j.b = append(out, ']')
+	return j
+}
+
+func (c *messageCache) one(it Item) RawJSON { return c.appendItem(nil, it) }
+
+// messageView is the JSON shape of a message version, with unread false
+// and readBy 0.
+func messageView(m *Message) MessageView {
+	v := MessageView{ID: m.ID, Text: m.Text, HTML: m.Rendered.HTML, Sent: timestamp(m.Sent),
+		FromUser: m.From, V: m.V, Status: m.Status, Mentions: m.Mentions,
+		URLs: make([]URLRef, 0, len(m.Rendered.URLs)), Issues: make([]IssueRef, 0, len(m.Rendered.Issues))}
+	if m.EditedAt != nil {
+		t := timestamp(*m.EditedAt)
+		v.EditedAt = &t
+	}
+	if v.Mentions == nil {
+		v.Mentions = []MentionRef{}
+	}
+	for _, u := range m.Rendered.URLs {
+		v.URLs = append(v.URLs, URLRef{URL: u})
+	}
+	for _, n := range m.Rendered.Issues {
+		v.Issues = append(v.Issues, IssueRef{Number: n})
+	}
+	return v
+}
+
+// encodeMessage encodes a version and cuts it at the seam.
+func encodeMessage(m *Message) *encodedMessage {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(messageView(m)); err != nil {
 		panic("reference: a message view cannot be encoded: " + err.Error())
 	}
 	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
@@ -30,16 +135,5 @@ func splitMessageJSON(v MessageView) (head, tail []byte) {
 	if i < 0 {
 		panic("reference: message JSON lost its unread/readBy seam")
 	}
-	return b[:i:i], b[i+len(seam):]
-}
-
-// json appends the message as the given viewer sees it.
-func (m *message) json(dst []byte, unread bool) []byte {
-	dst = append(dst, m.head...)
-	dst = append(dst, `,"unread":`...)
-	dst = strconv.AppendBool(dst, unread)
-	dst = append(dst, `,"readBy":`...)
-	dst = strconv.AppendInt(dst, int64(len(m.readBy)), 10)
-	dst = append(dst, ',')
-	return append(dst, m.tail...)
+	return &encodedMessage{head: b[:i:i], tail: b[i+len(seam):]}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -20,10 +21,13 @@ const maxBody = 64 << 10
 
 // writeJSON sends v with status. Every success carries a JSON body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	if raw, ok := v.(RawJSON); ok {
-		w.Header().Set("Content-Type", jsonContentType)
-		w.WriteHeader(status)
-		_, _ = w.Write(raw)
+	switch raw := v.(type) {
+	case RawJSON:
+		writeBody(w, status, raw)
+		return
+	case *jsonBuf:
+		writeBody(w, status, raw.b)
+		raw.release()
 		return
 	}
 	var buf bytes.Buffer
@@ -35,7 +39,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	} else {
 		body = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
-	w.Header().Set("Content-Type", jsonContentType)
+	writeBody(w, status, body)
+}
+
+// writeBody sends a JSON body with its length, so large pages are not
+// sent in chunks.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h["Content-Type"] = []string{jsonContentType}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

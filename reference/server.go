@@ -37,6 +37,7 @@ type Config struct {
 // Server serves the API. It is an http.Handler, safe for concurrent use.
 type Server struct {
 	store   *Store
+	msgs    *messageCache
 	log     *slog.Logger
 	limiter *limiter
 	root    http.Handler
@@ -53,7 +54,8 @@ func New(w *fixtures.World, cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{store: NewStore(w, cfg.Now, cfg.EditWindow), log: cfg.Logger}
+	store := NewStore(w, cfg.Now, cfg.EditWindow)
+	s := &Server{store: store, msgs: &messageCache{store: store}, log: cfg.Logger}
 	if cfg.RateLimit > 0 {
 		s.limiter = newLimiter(cfg.RateLimit, time.Minute, cfg.Now)
 	}
