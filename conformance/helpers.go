@@ -33,6 +33,9 @@ func (e *Env) call(u int, req client.Request) *client.Response {
 		// to be refused may get any status, a redirect included.
 		violations = slices.DeleteFunc(slices.Clone(violations), func(v spec.Violation) bool { return v.Rule == "status" })
 	}
+	if len(violations) > 0 {
+		e.attribute(resp.Operation, violations)
+	}
 	Expect(violations).To(BeEmpty(), "%s", explain(resp, "breaks the OpenAPI document of the "+string(e.Profile)+" profile"))
 	return resp
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/chatrooms/conformance/spec"
 )
 
 // Report entries a failing check leaves so the runner can tell the server's
@@ -34,6 +36,25 @@ func (e *Env) step(req string, f func()) {
 	}
 	f()
 	*e.blocker = prev
+}
+
+// attribute decides who answers for violations about to fail the check:
+// the check itself when it verifies one of the requirements they break,
+// otherwise the broken requirement blocks it (whatever step was under way).
+func (e *Env) attribute(op string, violations []spec.Violation) {
+	var broken []string
+	for _, v := range violations {
+		if r := blame(op, v); r != "" {
+			if slices.Contains(e.ids, r) {
+				*e.blocker = ""
+				return
+			}
+			broken = append(broken, r)
+		}
+	}
+	if len(broken) > 0 {
+		*e.blocker = broken[0]
+	}
 }
 
 // noteBlocker runs when a check's body returns or unwinds: a step that did

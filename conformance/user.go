@@ -15,7 +15,7 @@ func userSpecs(d decl) {
 				var users []User
 				expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user"}), &users)
 				Expect(users).To(HaveLen(1))
-				Expect(users[0].ID).To(Equal(e.me(u)), "user %d", u+1)
+				Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified user %s, not the user the description names (or the description's id is wrong)", u+1, users[0].ID)
 				Expect(users[0].Username).NotTo(BeEmpty())
 				Expect(users[0].URL).To(HavePrefix("/"))
 				Expect(seen).NotTo(HaveKey(users[0].ID), "two tokens identified the same user")

@@ -34,8 +34,7 @@ func (e *ServerError) Error() string {
 // the caller should do:
 //   - *Error (joined with errors.Join when several users fail): the user must
 //     fix the description: a token the target refuses (401 or 403, as a
-//     bearer header and as the access_token parameter), or an id that belongs
-//     to another token.
+//     bearer header and as the access_token parameter).
 //   - *ServerError: the target answered its own API wrongly.
 //   - *client.TransportError: the target could not be reached (its Kind
 //     says why), and *client.UnavailableError: it kept answering 429 or 503.
@@ -60,11 +59,9 @@ func (d *Description) Preflight(ctx context.Context, c *client.Client) error {
 			}
 			return err
 		}
-		if u.ID != "" && u.ID != me.ID {
-			refused = append(refused, &Error{Key: fmt.Sprintf("users[%d].id", i),
-				Reason: fmt.Sprintf("%q, but the server says this user's token belongs to %q", u.ID, me.ID)})
-			continue
-		}
+		// An id the description gives that GET /v1/user contradicts is kept:
+		// a server that answers the wrong user is the likelier fault, and the
+		// check of the current user (AUTH-CURRENT-USER) judges it and says so.
 		if u.ID == "" {
 			u.ID = me.ID
 		}

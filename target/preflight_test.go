@@ -97,7 +97,7 @@ func TestPreflightTellsTheDescriptionFromTheServer(t *testing.T) {
 		{tokens: []string{"good1", "good2"}},
 		{tokens: []string{"good1", "refused-2"}, want: want{desc: []string{"users[1].token"}}},
 		{tokens: []string{"refused-1", "forbidden-2"}, want: want{desc: []string{"users[0].token", "users[1].token"}}},
-		{tokens: []string{"good1", "good2"}, ids: []string{"1", "3"}, want: want{desc: []string{"users[1].id"}}},
+		{tokens: []string{"good1", "good2"}, ids: []string{"1", "3"}}, // left to the AUTH-CURRENT-USER check
 		{tokens: []string{"queryonly-1"}},
 		{tokens: []string{"good1", "crash-2"}, want: want{server: "users[1]"}},
 		{tokens: []string{"html-1"}, want: want{server: "users[0]"}},

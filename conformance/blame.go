@@ -1,0 +1,113 @@
+package conformance
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/chatrooms/conformance/spec"
+)
+
+// operationRequirement is the requirement an operation's plain success
+// stands for: what a check that needed the operation as a step was blocked
+// by when the operation refused or answered the wrong status.
+var operationRequirement = map[string]string{
+	"getCurrentUser":      "USER-GET-ARRAY",
+	"listUserRooms":       "ROOM-LIST",
+	"hideUserRoom":        "ROOM-HIDE",
+	"getUnreadItems":      "UNREAD-SHAPE",
+	"markUnreadItemsRead": "UNREAD-MARK-READ",
+	"listUserOrgs":        "ORG-LIST",
+	"listUserRepos":       "REPO-LIST",
+	"listUserChannels":    "CHANNEL-LIST",
+	"listMessages":        "MSG-LIST",
+	"sendMessage":         "MSG-SEND-200",
+	"getMessage":          "MSG-GET-ONE",
+	"updateMessage":       "MSG-EDIT",
+}
+
+var arrayIndex = regexp.MustCompile(`\[\d+\]`)
+
+// blame names the requirement a violation of the document breaks, from
+// the operation and where in the exchange it sits, so a failure is counted
+// against the requirement it is about: a wrong issue number in a sent
+// message is a META-ISSUES failure, not a failure to send.
+func blame(op string, v spec.Violation) string {
+	switch v.Rule {
+	case "status", "route", "security":
+		return operationRequirement[op]
+	case "content-type":
+		return "HTTP-JSON-CONTENT-TYPE"
+	case "decode":
+		return "HTTP-JSON-BODY"
+	}
+	// $[3].fromUser.v -> fromUser.v ; $.issues[0].number -> issues.number
+	path := strings.TrimPrefix(arrayIndex.ReplaceAllString(v.Location, ""), "$")
+	path = strings.TrimPrefix(path, ".")
+	first, rest, _ := strings.Cut(path, ".")
+	switch op {
+	case "getCurrentUser":
+		switch {
+		case path == "":
+			return "USER-GET-ARRAY"
+		case first == "v":
+			return "USER-V-OPTIONAL"
+		}
+		return "USER-SHAPE"
+	case "listUserRooms", "listUserChannels":
+		list := map[string]string{"listUserRooms": "ROOM-LIST", "listUserChannels": "CHANNEL-LIST"}[op]
+		switch {
+		case v.Location == "$":
+			return list
+		case path == "" && v.Rule == "not" && op == "listUserChannels":
+			return "CHANNEL-NO-USERCOUNT" // the one thing a channel must not carry
+		case path == "":
+			return "ROOM-SHAPE"
+		case first == "platformType" && op == "listUserChannels":
+			return "CHANNEL-LIST"
+		case first == "platformType":
+			return "ROOM-PLATFORM-TYPE"
+		case first == "userCount" && op == "listUserChannels":
+			return "CHANNEL-NO-USERCOUNT"
+		case first == "security" && op == "listUserChannels":
+			return "CHANNEL-SECURITY"
+		case first == "user" && rest == "":
+			return "ROOM-USER-ONLY-ONE-TO-ONE"
+		case first == "uri":
+			return "ROOM-ONE-TO-ONE"
+		}
+		return "ROOM-SHAPE"
+	case "listUserOrgs", "listUserRepos":
+		entry := map[string]string{"listUserOrgs": "ORG", "listUserRepos": "REPO"}[op]
+		if first == "room" {
+			return entry + "-ROOM"
+		}
+		return entry + "-LIST"
+	case "getUnreadItems":
+		return "UNREAD-SHAPE"
+	case "listMessages", "getMessage", "sendMessage", "updateMessage":
+		switch first {
+		case "":
+			if op == "listMessages" {
+				return "MSG-LIST"
+			}
+			return "MSG-SHAPE"
+		case "meta":
+			return "MSG-META-EMPTY"
+		case "gv":
+			return "MSG-NO-GV"
+		case "issues":
+			return "META-ISSUES"
+		case "mentions":
+			return "META-MENTIONS"
+		case "urls":
+			return "META-URLS"
+		case "fromUser":
+			if rest == "v" {
+				return "USER-V-OPTIONAL"
+			}
+			return "USER-SHAPE"
+		}
+		return "MSG-SHAPE"
+	}
+	return operationRequirement[op]
+}

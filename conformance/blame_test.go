@@ -1,0 +1,41 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/chatrooms/conformance/spec"
+)
+
+func TestBlameNamesTheRequirementAViolationBreaks(t *testing.T) {
+	for _, tc := range []struct {
+		op   string
+		v    spec.Violation
+		want string
+	}{
+		{"sendMessage", spec.Violation{Location: "$.issues[0].number", Rule: "type"}, "META-ISSUES"},
+		{"getMessage", spec.Violation{Location: "$.meta", Rule: "maxProperties"}, "MSG-META-EMPTY"},
+		{"listMessages", spec.Violation{Location: "$[4].fromUser.v", Rule: "type"}, "USER-V-OPTIONAL"},
+		{"listMessages", spec.Violation{Location: "$", Rule: "type"}, "MSG-LIST"},
+		{"listMessages", spec.Violation{Location: "$[0].sent", Rule: "pattern"}, "MSG-SHAPE"},
+		{"sendMessage", spec.Violation{Location: "status", Rule: "status"}, "MSG-SEND-200"},
+		{"getCurrentUser", spec.Violation{Location: "$", Rule: "type"}, "USER-GET-ARRAY"},
+		{"getCurrentUser", spec.Violation{Location: "$[0].avatarUrlSmall", Rule: "format"}, "USER-SHAPE"},
+		{"listUserRooms", spec.Violation{Location: "$[2].platformType", Rule: "enum"}, "ROOM-PLATFORM-TYPE"},
+		{"listUserRooms", spec.Violation{Location: "$[2].user", Rule: "not"}, "ROOM-USER-ONLY-ONE-TO-ONE"},
+		{"listUserChannels", spec.Violation{Location: "$[0]", Rule: "not"}, "CHANNEL-NO-USERCOUNT"},
+		{"listUserRooms", spec.Violation{Location: "$[0]", Rule: "required"}, "ROOM-SHAPE"},
+		{"listUserChannels", spec.Violation{Location: "$[0].userCount", Rule: "not"}, "CHANNEL-NO-USERCOUNT"},
+		{"listUserRepos", spec.Violation{Location: "$[1].room.id", Rule: "required"}, "REPO-ROOM"},
+		{"listUserOrgs", spec.Violation{Location: "$[1].id", Rule: "type"}, "ORG-LIST"},
+		{"getUnreadItems", spec.Violation{Location: "$.chat", Rule: "required"}, "UNREAD-SHAPE"},
+		{"listUserRepos", spec.Violation{Location: "header Content-Type", Rule: "content-type"}, "HTTP-JSON-CONTENT-TYPE"},
+		{"listUserRepos", spec.Violation{Location: "$", Rule: "decode"}, "HTTP-JSON-BODY"},
+	} {
+		if got := blame(tc.op, tc.v); got != tc.want {
+			t.Errorf("%s %s [%s]: blamed %q, want %q", tc.op, tc.v.Location, tc.v.Rule, got, tc.want)
+		}
+		if _, ok := catalogue().Lookup(tc.want); !ok {
+			t.Errorf("%s is not in the catalogue", tc.want)
+		}
+	}
+}
