@@ -83,7 +83,7 @@ func (d decl) bind(ctx SpecContext) *Env {
 	e := *shared
 	e.ctx = ctx
 	e.ids = RequirementIDs(CurrentSpecReport().Labels())
-	e.blocker = new(string)
+	e.blocker, e.judging = new(string), new(string)
 	return &e
 }
 

@@ -54,6 +54,7 @@ type Env struct {
 	ctx     context.Context
 	ids     []string // the requirement ids the check verifies
 	blocker *string  // the requirement of the step under way, if any
+	judging *string  // the requirement the assertions under way are about
 }
 
 // NewEnv connects to the target and discovers what the description left
@@ -113,7 +114,7 @@ func NewEnv(ctx context.Context, o Options) (*Env, error) {
 }
 
 func newEnv(o Options, c *client.Client, d *target.Description) *Env {
-	e := &Env{Options: o, Client: c, Users: d.Users, seq: new(atomic.Int64), ctx: context.Background(), blocker: new(string)}
+	e := &Env{Options: o, Client: c, Users: d.Users, seq: new(atomic.Int64), ctx: context.Background(), blocker: new(string), judging: new(string)}
 	e.marker = "cc" + strconv.FormatInt(time.Now().UnixNano()%1e12, 36) + "p" + strconv.Itoa(o.Process)
 	return e
 }

@@ -153,7 +153,7 @@ func (e *Env) getMessage(u int, room, id string) Message {
 func (e *Env) list(u int, room string, q url.Values) []Message {
 	GinkgoHelper()
 	var ms []Message
-	e.step("MSG-LIST", func() {
+	e.step(listRequirementOf(q), func() {
 		expectOK(e.call(u, client.Request{Method: "GET", Path: messagesPath(room), Query: q}), &ms)
 	})
 	return ms
@@ -267,4 +267,17 @@ func (e *Env) leaveRead(room string, ids ...string) {
 		_, _ = e.Client.Do(ctx, client.Request{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems",
 			Token: e.Users[0].Token, Body: map[string]any{"chat": ids}})
 	})
+}
+
+// listRequirementOf names what a list request exercises: the cursor or
+// query it carries, or plain listing.
+func listRequirementOf(q url.Values) string {
+	for _, p := range []struct{ param, req string }{
+		{"aroundId", "PAGE-AROUNDID"}, {"beforeId", "PAGE-BEFOREID"}, {"afterId", "PAGE-AFTERID"}, {"q", "SEARCH-Q"}, {"skip", "PAGE-SKIP"},
+	} {
+		if q.Has(p.param) {
+			return p.req
+		}
+	}
+	return "MSG-LIST"
 }

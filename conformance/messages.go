@@ -16,10 +16,12 @@ func messageSpecs(d decl) {
 			resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(e.writeRoom()), Body: map[string]string{"text": text}})
 			var m Message
 			expectOK(resp, &m)
-			Expect(m.V).To(Equal(1), "v of a new message")
-			Expect(m.EditedAt).To(BeNil(), "editedAt of a new message")
-			Expect(m.Unread).To(BeFalse(), "unread of a new message")
-			Expect(m.ReadBy).To(Equal(0), "readBy of a new message")
+			e.verifies("MSG-SEND-DEFAULTS", func() {
+				Expect(m.V).To(Equal(1), "v of a new message")
+				Expect(m.Unread).To(BeFalse(), "unread of a new message")
+				Expect(m.ReadBy).To(Equal(0), "readBy of a new message")
+			})
+			e.verifies("MSG-SEND-EDITEDAT-NULL", func() { Expect(m.EditedAt).To(BeNil(), "editedAt of a new message") })
 		})
 
 		d.it("keeps the text unchanged and names the sender as fromUser", reqs("MSG-SEND-TEXT"), func(e *Env) {
@@ -57,7 +59,7 @@ func messageSpecs(d decl) {
 				got = e.getMessage(1, room, m.ID)
 				g.Expect(got.Text).To(Equal(text), "user 2 reads message %s", m.ID)
 			})
-			Expect(got.ID).To(Equal(m.ID), "asked for one message, got another")
+			e.verifies("MSG-GET-ONE", func() { Expect(got.ID).To(Equal(m.ID), "asked for one message, got another") })
 			Expect(got.FromUser.ID).To(Equal(e.me(0)), "fromUser of the stored message")
 			// aroundId must include its anchor (PAGE-AROUNDID): a way to find the
 			// message in a list that other traffic cannot push it out of.
@@ -70,10 +72,12 @@ func messageSpecs(d decl) {
 			text, _ := e.text()
 			m := e.send(0, room, text)
 			listed := e.list(0, room, q("limit", "20"))
-			Expect(listed).NotTo(BeEmpty(), "the room lists no message after one was sent")
-			for _, got := range append([]Message{m, e.getMessage(0, room, m.ID)}, listed...) {
-				Expect(got.Meta).To(BeEmpty(), "meta of %s", got.ID)
-			}
+			e.verifies("MSG-LIST", func() { Expect(listed).NotTo(BeEmpty(), "the room lists no message after one was sent") })
+			e.verifies("MSG-META-EMPTY", func() {
+				for _, got := range append([]Message{m, e.getMessage(0, room, m.ID)}, listed...) {
+					Expect(got.Meta).To(BeEmpty(), "meta of %s", got.ID)
+				}
+			})
 		})
 
 		d.it("never sends gv, at any depth of any response", reqs("MSG-NO-GV"), func(e *Env) {
@@ -166,11 +170,15 @@ func versioningSpecs(d decl) {
 			newer, _ := e.text()
 			e.send(0, room, newer) // the edited message is not the newest one
 			edited := e.edit(0, room, m.ID, text+" (edited)")
-			Expect(edited.ID).To(Equal(m.ID), "the edit answered another message")
-			Expect(edited.Text).To(Equal(text + " (edited)"))
-			Expect(edited.EditedAt).NotTo(BeNil(), "editedAt after an edit")
-			parseTime(*edited.EditedAt)
-			Expect(edited.V).To(Equal(2), "v after one edit")
+			e.verifies("MSG-EDIT", func() {
+				Expect(edited.ID).To(Equal(m.ID), "the edit answered another message")
+				Expect(edited.Text).To(Equal(text + " (edited)"))
+			})
+			e.verifies("MSG-EDIT-EDITEDAT", func() {
+				Expect(edited.EditedAt).NotTo(BeNil(), "editedAt after an edit")
+				parseTime(*edited.EditedAt)
+			})
+			e.verifies("MSG-EDIT-V-INC", func() { Expect(edited.V).To(Equal(2), "v after one edit") })
 		})
 
 		d.it("changes only the edited message, and only its text, editedAt, v and what is derived from the text", reqs("MSG-EDIT-PERSISTED"), func(e *Env) {
@@ -210,22 +218,24 @@ func versioningSpecs(d decl) {
 			for i := 2; i <= 5; i++ {
 				By("edit number " + string(rune('0'+i-1)))
 				last = e.edit(0, room, m.ID, text+" v"+string(rune('0'+i)))
-				Expect(last.V).To(Equal(i))
+				e.verifies("MSG-EDIT-V-INC", func() { Expect(last.V).To(Equal(i), "v after %d edits", i-1) })
 			}
-			got := e.getMessage(0, room, m.ID)
-			Expect(got.V).To(Equal(5))
-			Expect(got.Text).To(Equal(last.Text))
-			Expect(got.EditedAt).NotTo(BeNil())
-			listed := e.list(0, room, q("aroundId", m.ID, "limit", "5"))
-			found := false
-			for _, l := range listed {
-				if l.ID == m.ID {
-					found = true
-					Expect(l.V).To(Equal(5), "v in the list")
-					Expect(l.Text).To(Equal(last.Text), "text in the list")
+			e.verifies("MSG-EDIT-PERSISTED", func() {
+				got := e.getMessage(0, room, m.ID)
+				Expect(got.V).To(Equal(5), "v read back after 4 edits")
+				Expect(got.Text).To(Equal(last.Text), "text read back after 4 edits")
+				Expect(got.EditedAt).NotTo(BeNil(), "editedAt read back after 4 edits")
+				listed := e.list(0, room, q("aroundId", m.ID, "limit", "5"))
+				found := false
+				for _, l := range listed {
+					if l.ID == m.ID {
+						found = true
+						Expect(l.V).To(Equal(5), "v in the list")
+						Expect(l.Text).To(Equal(last.Text), "text in the list")
+					}
 				}
-			}
-			Expect(found).To(BeTrue(), "the edited message is not in the list")
+				Expect(found).To(BeTrue(), "the edited message is not in the list")
+			})
 		})
 
 		d.it("ends concurrent edits with v = 1 + the number of successful edits", reqs("MSG-EDIT-V-INC"), func(e *Env) {

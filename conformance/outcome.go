@@ -22,6 +22,9 @@ const (
 	// EntryInconclusive marks a check the target kept refusing with 429 or
 	// 503 after the allowed retries.
 	EntryInconclusive = "inconclusive"
+	// EntryFailed names, in a check verifying several requirements, the one
+	// whose assertion failed; the check's other requirements were not judged.
+	EntryFailed = "fails"
 )
 
 // step runs f as a setup step that exercises requirement req. When f fails
@@ -30,8 +33,17 @@ const (
 // happened to need the step.
 func (e *Env) step(req string, f func()) {
 	GinkgoHelper()
+	if slices.Contains(e.ids, req) { // the step is a judgement of the check's own
+		prev := *e.judging
+		if prev == "" {
+			*e.judging = req
+		}
+		f()
+		*e.judging = prev
+		return
+	}
 	prev := *e.blocker
-	if prev == "" && !slices.Contains(e.ids, req) {
+	if prev == "" {
 		*e.blocker = req
 	}
 	f()
@@ -46,7 +58,7 @@ func (e *Env) attribute(op string, violations []spec.Violation) {
 	for _, v := range violations {
 		if r := blame(op, v); r != "" {
 			if slices.Contains(e.ids, r) {
-				*e.blocker = ""
+				*e.blocker, *e.judging = "", r
 				return
 			}
 			broken = append(broken, r)
@@ -57,11 +69,29 @@ func (e *Env) attribute(op string, violations []spec.Violation) {
 	}
 }
 
+// verifies runs the assertions f makes about requirement req, one of the
+// check's own: when one fails, the failure is req's alone, and the check's
+// other requirements count as not judged rather than failed.
+func (e *Env) verifies(req string, f func()) {
+	GinkgoHelper()
+	if !slices.Contains(e.ids, req) {
+		panic("conformance: a check verifies " + req + " without naming it")
+	}
+	prev := *e.judging
+	*e.judging = req
+	f()
+	*e.judging = prev
+}
+
 // noteBlocker runs when a check's body returns or unwinds: a step that did
-// not finish names its requirement as the blocker.
+// not finish names its requirement as the blocker; an assertion about one
+// requirement that did not finish names that requirement as the failed one.
 func (e *Env) noteBlocker() {
-	if b := *e.blocker; b != "" {
-		AddReportEntry(EntryBlockedBy, b)
+	switch {
+	case *e.blocker != "":
+		AddReportEntry(EntryBlockedBy, *e.blocker)
+	case *e.judging != "":
+		AddReportEntry(EntryFailed, *e.judging)
 	}
 }
 

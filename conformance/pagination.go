@@ -27,7 +27,9 @@ func paginationSpecs(d decl) {
 					seen := map[string]bool{}
 					page := e.list(0, room, q("limit", strconv.Itoa(limit)))
 					for pages := 1; ; pages++ {
-						Expect(len(page)).To(BeNumerically("<=", limit), "page %d holds %d messages", pages, len(page))
+						e.verifies("PAGE-LIMIT", func() {
+							Expect(len(page)).To(BeNumerically("<=", limit), "page %d holds %d messages", pages, len(page))
+						})
 						reachedOlder := false
 						for _, m := range page {
 							Expect(seen).NotTo(HaveKey(m.ID), "message %s came twice (page %d)", m.ID, pages)
@@ -60,23 +62,25 @@ func paginationSpecs(d decl) {
 			seeded := e.seed(0, room, 12)
 			pivot := seeded[5]
 			pivotSent := parseTime(pivot.Sent)
-			before := e.list(0, room, q("beforeId", pivot.ID, "limit", "5"))
-			Expect(before).NotTo(BeEmpty())
-			Expect(idsOf(before)).NotTo(ContainElement(BeElementOf(idsOf(seeded[5:]))), "beforeId=%s returned the cursor or a message sent after it", pivot.ID)
-			for _, m := range before {
-				Expect(m.ID).NotTo(Equal(pivot.ID))
-				Expect(parseTime(m.Sent)).NotTo(BeTemporally(">", pivotSent), "beforeId returned a newer message %s", m.ID)
-			}
-			after := e.list(0, room, q("afterId", pivot.ID, "limit", "100"))
-			Expect(after).NotTo(BeEmpty())
-			Expect(idsOf(after)).NotTo(ContainElement(BeElementOf(idsOf(seeded[:6]))), "afterId=%s returned the cursor or a message sent before it", pivot.ID)
-			for _, m := range after {
-				Expect(m.ID).NotTo(Equal(pivot.ID))
-				Expect(parseTime(m.Sent)).NotTo(BeTemporally("<", pivotSent), "afterId returned an older message %s", m.ID)
-			}
-			if len(after) < 100 { // a short page holds every newer message, so ours must be there
-				Expect(idsOf(after)).To(ContainElements(idsOf(seeded[6:])), "afterId left out newer messages")
-			}
+			e.verifies("PAGE-BEFOREID", func() {
+				before := e.list(0, room, q("beforeId", pivot.ID, "limit", "5"))
+				Expect(before).NotTo(BeEmpty(), "beforeId=%s with five older messages of ours returned nothing", pivot.ID)
+				Expect(idsOf(before)).NotTo(ContainElement(BeElementOf(idsOf(seeded[5:]))), "beforeId=%s returned the cursor or a message sent after it", pivot.ID)
+				for _, m := range before {
+					Expect(parseTime(m.Sent)).NotTo(BeTemporally(">", pivotSent), "beforeId returned a newer message %s", m.ID)
+				}
+			})
+			e.verifies("PAGE-AFTERID", func() {
+				after := e.list(0, room, q("afterId", pivot.ID, "limit", "100"))
+				Expect(after).NotTo(BeEmpty(), "afterId=%s with six newer messages of ours returned nothing", pivot.ID)
+				Expect(idsOf(after)).NotTo(ContainElement(BeElementOf(idsOf(seeded[:6]))), "afterId=%s returned the cursor or a message sent before it", pivot.ID)
+				for _, m := range after {
+					Expect(parseTime(m.Sent)).NotTo(BeTemporally("<", pivotSent), "afterId returned an older message %s", m.ID)
+				}
+				if len(after) < 100 { // a short page holds every newer message, so ours must be there
+					Expect(idsOf(after)).To(ContainElements(idsOf(seeded[6:])), "afterId left out newer messages")
+				}
+			})
 		})
 
 		d.it("answers aroundId with a window around the anchor, anchor included", reqs("PAGE-AROUNDID"), func(e *Env) {

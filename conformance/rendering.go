@@ -85,35 +85,45 @@ func renderingSpecs(d decl) {
 			e.needUsers(2)
 			_, marker := e.text()
 			m := e.send(0, e.writeRoom(), "hello @"+e.Users[1].Username+" "+marker)
-			spans := withClass(elements(m.HTML), "span", "mention")
-			Expect(spans).To(HaveLen(1), "html: %s", m.HTML)
-			Expect(spans[0].text).To(Equal("@" + e.Users[1].Username))
-			Expect(m.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}))
+			e.verifies("RENDER-MENTION", func() {
+				spans := withClass(elements(m.HTML), "span", "mention")
+				Expect(spans).To(HaveLen(1), "html: %s", m.HTML)
+				Expect(spans[0].text).To(Equal("@" + e.Users[1].Username))
+			})
+			e.verifies("META-MENTIONS", func() {
+				Expect(m.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}))
+			})
 		})
 
 		d.it("wraps an issue reference in a span with class issue and lists its number as a string", reqs("RENDER-ISSUE", "META-ISSUES"), func(e *Env) {
 			_, marker := e.text()
 			m := e.send(0, e.writeRoom(), "fixed in #4321 "+marker)
-			spans := withClass(elements(m.HTML), "span", "issue")
-			Expect(spans).To(HaveLen(1), "html: %s", m.HTML)
-			Expect(spans[0].text).To(Equal("#4321"))
-			Expect(m.Issues).To(ContainElement(IssueRef{Number: "4321"}))
+			e.verifies("RENDER-ISSUE", func() {
+				spans := withClass(elements(m.HTML), "span", "issue")
+				Expect(spans).To(HaveLen(1), "html: %s", m.HTML)
+				Expect(spans[0].text).To(Equal("#4321"))
+			})
+			e.verifies("META-ISSUES", func() { Expect(m.Issues).To(ContainElement(IssueRef{Number: "4321"})) })
 		})
 
 		d.it("turns a URL into an anchor with class link and lists it", reqs("RENDER-LINK", "META-URLS"), func(e *Env) {
 			_, marker := e.text()
 			url := "https://example.com/" + marker + "?a=1&b=2#frag"
 			m := e.send(0, e.writeRoom(), "see "+url+" please")
-			anchors := withClass(elements(m.HTML), "a", "link")
-			Expect(anchors).To(HaveLen(1), "html: %s", m.HTML)
-			// A server may normalise a URL (escape it, drop a default port): the
-			// link must lead to the same place, not be the same bytes.
-			Expect(sameURL(anchors[0].attrs["href"], url)).To(BeTrue(), "the link's href %q does not lead to %q", anchors[0].attrs["href"], url)
-			found := false
-			for _, u := range m.URLs {
-				found = found || sameURL(u.URL, url)
-			}
-			Expect(found).To(BeTrue(), "urls %v do not list %q", m.URLs, url)
+			e.verifies("RENDER-LINK", func() {
+				anchors := withClass(elements(m.HTML), "a", "link")
+				Expect(anchors).To(HaveLen(1), "html: %s", m.HTML)
+				// A server may normalise a URL (escape it, drop a default port):
+				// the link must lead to the same place, not be the same bytes.
+				Expect(sameURL(anchors[0].attrs["href"], url)).To(BeTrue(), "the link's href %q does not lead to %q", anchors[0].attrs["href"], url)
+			})
+			e.verifies("META-URLS", func() {
+				found := false
+				for _, u := range m.URLs {
+					found = found || sameURL(u.URL, url)
+				}
+				Expect(found).To(BeTrue(), "urls %v do not list %q", m.URLs, url)
+			})
 		})
 
 		d.it("renders the new text after an edit: markup and metadata follow the text", reqs("MSG-EDIT", "RENDER-MENTION", "RENDER-ISSUE", "RENDER-LINK", "META-URLS", "META-MENTIONS", "META-ISSUES"), func(e *Env) {
@@ -121,32 +131,46 @@ func renderingSpecs(d decl) {
 			room := e.writeRoom()
 			_, marker := e.text()
 			m := e.send(0, room, "nothing to render yet "+marker)
-			Expect(m.Mentions).To(BeEmpty(), "mentions of a text without a mention")
+			e.verifies("META-MENTIONS", func() { Expect(m.Mentions).To(BeEmpty(), "mentions of a text without a mention") })
 			url := "https://example.com/" + marker
 			edited := e.edit(0, room, m.ID, "now @"+e.Users[1].Username+" #808 "+url+" "+marker)
 			for _, got := range []Message{edited, e.getMessage(1, room, m.ID)} {
 				els := elements(got.HTML)
-				Expect(withClass(els, "span", "mention")).To(HaveLen(1), "html after the edit: %s", got.HTML)
-				Expect(withClass(els, "span", "issue")).To(HaveLen(1), "html after the edit: %s", got.HTML)
-				Expect(withClass(els, "a", "link")).To(HaveLen(1), "html after the edit: %s", got.HTML)
-				Expect(got.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}), "mentions after the edit")
-				Expect(got.Issues).To(ContainElement(IssueRef{Number: "808"}), "issues after the edit")
-				Expect(got.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return sameURL(u.URL, url) }, BeTrue())), "urls after the edit")
+				e.verifies("RENDER-MENTION", func() {
+					Expect(withClass(els, "span", "mention")).To(HaveLen(1), "html after the edit: %s", got.HTML)
+				})
+				e.verifies("RENDER-ISSUE", func() {
+					Expect(withClass(els, "span", "issue")).To(HaveLen(1), "html after the edit: %s", got.HTML)
+				})
+				e.verifies("RENDER-LINK", func() { Expect(withClass(els, "a", "link")).To(HaveLen(1), "html after the edit: %s", got.HTML) })
+				e.verifies("META-MENTIONS", func() {
+					Expect(got.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}), "mentions after the edit")
+				})
+				e.verifies("META-ISSUES", func() { Expect(got.Issues).To(ContainElement(IssueRef{Number: "808"}), "issues after the edit") })
+				e.verifies("META-URLS", func() {
+					Expect(got.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return sameURL(u.URL, url) }, BeTrue())), "urls after the edit")
+				})
 			}
 			By("editing the mention, issue and link away again")
 			e.edit(0, room, m.ID, "nothing left "+marker)
 			var plain Message
-			e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
-				plain = e.getMessage(1, room, m.ID)
-				g.Expect(plain.Text).To(Equal("nothing left " + marker))
+			e.verifies("MSG-EDIT", func() {
+				e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
+					plain = e.getMessage(1, room, m.ID)
+					g.Expect(plain.Text).To(Equal("nothing left " + marker))
+				})
 			})
 			els := elements(plain.HTML)
-			Expect(withClass(els, "span", "mention")).To(BeEmpty(), "html still shows a mention: %s", plain.HTML)
-			Expect(withClass(els, "span", "issue")).To(BeEmpty(), "html still shows an issue: %s", plain.HTML)
-			Expect(withClass(els, "a", "link")).To(BeEmpty(), "html still shows a link: %s", plain.HTML)
-			Expect(plain.Mentions).To(BeEmpty(), "mentions after the mention was edited away")
-			Expect(plain.Issues).To(BeEmpty(), "issues after the issue was edited away")
-			Expect(plain.URLs).To(BeEmpty(), "urls after the link was edited away")
+			e.verifies("RENDER-MENTION", func() {
+				Expect(withClass(els, "span", "mention")).To(BeEmpty(), "html still shows a mention: %s", plain.HTML)
+			})
+			e.verifies("RENDER-ISSUE", func() {
+				Expect(withClass(els, "span", "issue")).To(BeEmpty(), "html still shows an issue: %s", plain.HTML)
+			})
+			e.verifies("RENDER-LINK", func() { Expect(withClass(els, "a", "link")).To(BeEmpty(), "html still shows a link: %s", plain.HTML) })
+			e.verifies("META-MENTIONS", func() { Expect(plain.Mentions).To(BeEmpty(), "mentions after the mention was edited away") })
+			e.verifies("META-ISSUES", func() { Expect(plain.Issues).To(BeEmpty(), "issues after the issue was edited away") })
+			e.verifies("META-URLS", func() { Expect(plain.URLs).To(BeEmpty(), "urls after the link was edited away") })
 		})
 
 		d.it("escapes special characters and never passes markup through", reqs("RENDER-ESCAPE"), func(e *Env) {

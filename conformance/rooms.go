@@ -14,8 +14,10 @@ func roomSpecs(d decl) {
 		d.it("lists rooms with documented types and kinds", reqs("ROOM-LIST", "ROOM-SHAPE", "ROOM-PLATFORM-TYPE"), func(e *Env) {
 			rooms := e.rooms(0, "rooms")
 			for _, room := range rooms {
-				Expect(room.ID).NotTo(BeEmpty())
-				Expect([]string{"ONETOONE", "ORG", "REPO", "USER_CHANNEL", ""}).To(ContainElement(room.PlatformType))
+				e.verifies("ROOM-SHAPE", func() { Expect(room.ID).NotTo(BeEmpty(), "a room without id") })
+				e.verifies("ROOM-PLATFORM-TYPE", func() {
+					Expect([]string{"ONETOONE", "ORG", "REPO", "USER_CHANNEL", ""}).To(ContainElement(room.PlatformType), "room %s", room.ID)
+				})
 			}
 		})
 
@@ -45,11 +47,13 @@ func roomSpecs(d decl) {
 			oneToOne := 0
 			for _, room := range e.rooms(0, "rooms") {
 				if room.OneToOne != nil && room.PlatformType != "" {
-					Expect(*room.OneToOne).To(Equal(room.PlatformType == "ONETOONE"), "room %s: oneToOne %v with platformType %s", room.ID, *room.OneToOne, room.PlatformType)
+					e.verifies("ROOM-ONE-TO-ONE", func() {
+						Expect(*room.OneToOne).To(Equal(room.PlatformType == "ONETOONE"), "room %s: oneToOne %v with platformType %s", room.ID, *room.OneToOne, room.PlatformType)
+					})
 				}
 				isOneToOne := room.PlatformType == "ONETOONE" || isTrue(room.OneToOne)
 				if !isOneToOne {
-					Expect(room.User).To(BeNil(), "room %s is not one-to-one but carries user", room.ID)
+					e.verifies("ROOM-USER-ONLY-ONE-TO-ONE", func() { Expect(room.User).To(BeNil(), "room %s is not one-to-one but carries user", room.ID) })
 					continue
 				}
 				// Which room fields are always present is not shown: oneToOne
@@ -110,9 +114,11 @@ func roomSpecs(d decl) {
 				Skip("user 1 has no channel")
 			}
 			for _, c := range channels {
-				Expect([]string{"", "USER_CHANNEL"}).To(ContainElement(c.PlatformType), "channel %s has platformType %s", c.ID, c.PlatformType)
-				Expect(c.UserCount).To(BeNil(), "channel %s carries userCount", c.ID)
-				Expect(c.Security).NotTo(BeNil(), "channel %s carries no security", c.ID)
+				e.verifies("CHANNEL-LIST", func() {
+					Expect([]string{"", "USER_CHANNEL"}).To(ContainElement(c.PlatformType), "channel %s has platformType %s", c.ID, c.PlatformType)
+				})
+				e.verifies("CHANNEL-NO-USERCOUNT", func() { Expect(c.UserCount).To(BeNil(), "channel %s carries userCount", c.ID) })
+				e.verifies("CHANNEL-SECURITY", func() { Expect(c.Security).NotTo(BeNil(), "channel %s carries no security", c.ID) })
 			}
 		})
 	})
@@ -120,15 +126,17 @@ func roomSpecs(d decl) {
 	Describe("GET /v1/user/{userId}/orgs", func() {
 		d.it("lists organisation entries, each with its room only when one exists", reqs("ORG-LIST", "ORG-ROOM"), func(e *Env) {
 			var orgs []Organisation
-			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"}), &orgs)
+			e.step("ORG-LIST", func() { expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"}), &orgs) })
 			if len(orgs) == 0 {
 				Skip("user 1 belongs to no organisation")
 			}
 			for _, o := range orgs {
-				Expect(o.Name).NotTo(BeEmpty())
+				e.verifies("ORG-LIST", func() { Expect(o.Name).NotTo(BeEmpty(), "an organisation without a name") })
 				if o.Room != nil {
-					Expect(o.Room.ID).NotTo(BeEmpty(), "organisation %s embeds a room without id", o.Name)
-					Expect([]string{"", "ORG"}).To(ContainElement(o.Room.PlatformType), "organisation %s embeds a room of type %s", o.Name, o.Room.PlatformType)
+					e.verifies("ORG-ROOM", func() {
+						Expect(o.Room.ID).NotTo(BeEmpty(), "organisation %s embeds a room without id", o.Name)
+						Expect([]string{"", "ORG"}).To(ContainElement(o.Room.PlatformType), "organisation %s embeds a room of type %s", o.Name, o.Room.PlatformType)
+					})
 				}
 			}
 		})
@@ -137,15 +145,17 @@ func roomSpecs(d decl) {
 	Describe("GET /v1/user/{userId}/repos", func() {
 		d.it("lists repository entries, each with its room only when one exists", reqs("REPO-LIST", "REPO-ROOM"), func(e *Env) {
 			var repos []Repository
-			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"}), &repos)
+			e.step("REPO-LIST", func() { expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"}), &repos) })
 			if len(repos) == 0 {
 				Skip("user 1 has no repository")
 			}
 			for _, p := range repos {
-				Expect(p.Name).NotTo(BeEmpty())
+				e.verifies("REPO-LIST", func() { Expect(p.Name).NotTo(BeEmpty(), "a repository without a name") })
 				if p.Room != nil {
-					Expect(p.Room.ID).NotTo(BeEmpty(), "repository %s embeds a room without id", p.Name)
-					Expect([]string{"", "REPO"}).To(ContainElement(p.Room.PlatformType), "repository %s embeds a room of type %s", p.Name, p.Room.PlatformType)
+					e.verifies("REPO-ROOM", func() {
+						Expect(p.Room.ID).NotTo(BeEmpty(), "repository %s embeds a room without id", p.Name)
+						Expect([]string{"", "REPO"}).To(ContainElement(p.Room.PlatformType), "repository %s embeds a room of type %s", p.Name, p.Room.PlatformType)
+					})
 				}
 			}
 		})

@@ -23,22 +23,30 @@ func unreadSpecs(d decl) {
 			ping := e.send(1, room, "@"+e.Users[0].Username+" "+text)
 			elsewhere := e.send(1, room, "@nobody"+marker+" "+text) // mentions someone, not user 1
 			e.leaveRead(room, plain.ID, ping.ID, elsewhere.ID)
-			e.eventually(func(g Gomega) {
-				un := e.unread(0, room)
-				g.Expect(un.Chat).To(ContainElements(plain.ID, ping.ID, elsewhere.ID), "unread chat of user 1")
-				g.Expect(un.Mention).To(ContainElement(ping.ID), "unread mentions of user 1")
-				g.Expect(un.Mention).NotTo(ContainElement(plain.ID), "a message without a mention is listed as a mention")
-				g.Expect(un.Mention).NotTo(ContainElement(elsewhere.ID), "a message mentioning someone else is listed as a mention of user 1")
+			e.verifies("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.unread(0, room).Chat).To(ContainElements(plain.ID, ping.ID, elsewhere.ID), "unread chat of user 1")
+				})
+				Expect(e.unread(1, room).Chat).NotTo(ContainElement(plain.ID), "the author's own message is unread for the author")
+			})
+			e.verifies("UNREAD-MENTION", func() {
+				e.eventually(func(g Gomega) {
+					un := e.unread(0, room)
+					g.Expect(un.Mention).To(ContainElement(ping.ID), "unread mentions of user 1")
+					g.Expect(un.Mention).NotTo(ContainElement(plain.ID), "a message without a mention is listed as a mention")
+					g.Expect(un.Mention).NotTo(ContainElement(elsewhere.ID), "a message mentioning someone else is listed as a mention of user 1")
+				})
 			})
 			By("reading the unread flag by id and in a list, as the reader and as the author")
-			Expect(e.getMessage(0, room, plain.ID).Unread).To(BeTrue(), "unread flag for user 1")
-			Expect(e.getMessage(1, room, plain.ID).Unread).To(BeFalse(), "unread flag for the author")
-			for _, m := range e.list(0, room, q("aroundId", plain.ID, "limit", "5")) {
-				if m.ID == plain.ID {
-					Expect(m.Unread).To(BeTrue(), "unread flag for user 1 in a list")
+			e.verifies("UNREAD-FLAG", func() {
+				Expect(e.getMessage(0, room, plain.ID).Unread).To(BeTrue(), "unread flag for user 1")
+				Expect(e.getMessage(1, room, plain.ID).Unread).To(BeFalse(), "unread flag for the author")
+				for _, m := range e.list(0, room, q("aroundId", plain.ID, "limit", "5")) {
+					if m.ID == plain.ID {
+						Expect(m.Unread).To(BeTrue(), "unread flag for user 1 in a list")
+					}
 				}
-			}
-			Expect(e.unread(1, room).Chat).NotTo(ContainElement(plain.ID), "the author's own message is unread for the author")
+			})
 		})
 
 		d.it("marks the named messages read, and only those: they leave the lists, readBy rises by one and the flag clears", reqs("UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG"), func(e *Env) {
@@ -65,22 +73,31 @@ func unreadSpecs(d decl) {
 			// must not count user 1 twice.
 			_, _ = e.Client.Do(e.ctx, client.Request{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems",
 				Token: e.Users[0].Token, Body: map[string]any{"chat": []string{m.ID}}, Invalid: true})
-			e.eventually(func(g Gomega) {
+			e.verifies("UNREAD-MARK-READ", func() {
+				e.eventually(func(g Gomega) {
+					un := e.unread(0, room)
+					g.Expect(un.Chat).NotTo(ContainElement(m.ID), "a message marked read is still unread chat")
+					g.Expect(un.Mention).NotTo(ContainElement(m.ID), "a message marked read is still an unread mention")
+				})
+				By("checking that the messages not named are still unread")
 				un := e.unread(0, room)
-				g.Expect(un.Chat).NotTo(ContainElement(m.ID), "a message marked read is still unread chat")
-				g.Expect(un.Mention).NotTo(ContainElement(m.ID), "a message marked read is still an unread mention")
-				got := e.getMessage(0, room, m.ID)
-				g.Expect(got.Unread).To(BeFalse(), "the unread flag of a message user 1 marked read")
-				g.Expect(got.ReadBy).To(Equal(before+1), "readBy after user 1, and only user 1, read it (marked twice)")
+				Expect(un.Chat).To(ContainElement(newer.ID), "marking %s read also marked the newer %s, which was not named", m.ID, newer.ID)
+				Expect(un.Chat).To(ContainElement(older.ID), "marking %s read also marked the older %s, which was not named", m.ID, older.ID)
+				if third > 0 {
+					Expect(e.unread(third, room).Chat).To(ContainElement(m.ID), "user 1 marking %s read marked it read for user %d too", m.ID, third+1)
+				}
 			})
-			By("checking that the messages not named are still unread")
-			un := e.unread(0, room)
-			Expect(un.Chat).To(ContainElement(newer.ID), "marking %s read also marked the newer %s, which was not named", m.ID, newer.ID)
-			Expect(un.Chat).To(ContainElement(older.ID), "marking %s read also marked the older %s, which was not named", m.ID, older.ID)
-			Expect(e.getMessage(0, room, newer.ID).Unread).To(BeTrue(), "the unread flag of a message user 1 did not mark read")
-			if third > 0 {
-				Expect(e.unread(third, room).Chat).To(ContainElement(m.ID), "user 1 marking %s read marked it read for user %d too", m.ID, third+1)
-			}
+			e.verifies("UNREAD-FLAG", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.getMessage(0, room, m.ID).Unread).To(BeFalse(), "the unread flag of a message user 1 marked read")
+				})
+				Expect(e.getMessage(0, room, newer.ID).Unread).To(BeTrue(), "the unread flag of a message user 1 did not mark read")
+			})
+			e.verifies("UNREAD-READBY", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.getMessage(0, room, m.ID).ReadBy).To(Equal(before+1), "readBy after user 1, and only user 1, read it (marked twice)")
+				})
+			})
 		})
 
 		d.it("keeps the room's unreadItems and mentions in agreement with the lists, before and after marking read", reqs("UNREAD-ROOM-COUNTS"), func(e *Env) {
