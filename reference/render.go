@@ -1,10 +1,12 @@
 package reference
 
 import (
+	"bufio"
 	"bytes"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -29,7 +31,15 @@ type Rendered struct {
 // it are left out, so tags reach the output as escaped text. A Renderer is
 // safe for concurrent use.
 type Renderer struct {
-	md goldmark.Markdown
+	md   goldmark.Markdown
+	bufs sync.Pool // *renderBuf
+}
+
+// renderBuf is an output buffer with the buffered writer goldmark wants
+// (it would allocate a 4 KiB one per render otherwise).
+type renderBuf struct {
+	out bytes.Buffer
+	w   *bufio.Writer
 }
 
 // NewRenderer returns a Renderer.
@@ -105,9 +115,18 @@ func (r *Renderer) Render(source string) Rendered {
 		}
 		return ast.WalkContinue, nil
 	})
-	var buf bytes.Buffer
-	_ = r.md.Renderer().Render(&buf, src, doc)
-	b := bytes.ReplaceAll(buf.Bytes(), []byte("<br>\n"), []byte("<br>"))
+	rb, _ := r.bufs.Get().(*renderBuf)
+	if rb == nil {
+		rb = &renderBuf{}
+		rb.w = bufio.NewWriter(&rb.out)
+	}
+	defer func() {
+		rb.out.Reset()
+		r.bufs.Put(rb)
+	}()
+	_ = r.md.Renderer().Render(rb.w, src, doc)
+	_ = rb.w.Flush()
+	b := bytes.ReplaceAll(rb.out.Bytes(), []byte("<br>\n"), []byte("<br>"))
 	b = bytes.TrimRight(b, "\n")
 	// A message that is one paragraph is sent without the <p> wrapper.
 	if doc.ChildCount() == 1 && doc.FirstChild().Kind() == ast.KindParagraph {

@@ -155,7 +155,8 @@ func (s *Store) memberRoom(roomID, viewer string) (*room, *membership, error) {
 // either first evicts the room's oldest messages (as chat services expire
 // history), so the server's memory is bounded by the number of rooms, which
 // clients cannot change, times these: with the seeded world's 11 rooms, at
-// most 220,000 messages and 88 MiB of text, under 1.5 GB all told.
+// most 220,000 messages and 88 MiB of text, under 1.5 GB all told. A room
+// loaded from a world above a bound is cut to it at its first send.
 const (
 	MaxRoomMessages = 20_000
 	MaxRoomText     = 8 << 20 // bytes of message text (UTF-8)
