@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"html/template"
 	"io"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -18,16 +20,34 @@ import (
 
 // Result is a run organised by requirement.
 type Result struct {
-	Profile      spec.Profile       `json:"profile"`
-	Target       string             `json:"target"`
-	Seed         uint64             `json:"seed"`
-	Duration     time.Duration      `json:"durationNs"`
-	Requests     int                `json:"requests"`
-	Requirements []Requirement      `json:"requirements"`
-	Counts       map[string]int     `json:"counts"` // requirements per verdict
-	Checks       map[string]int     `json:"checks"` // checks per outcome
-	Exchanges    []*client.Exchange `json:"failedExchanges,omitempty"`
-	outcomes     map[Outcome]int
+	Profile  spec.Profile  `json:"profile"`
+	Target   string        `json:"target"`
+	Seed     uint64        `json:"seed"`
+	Duration time.Duration `json:"durationNs"`
+	Requests int           `json:"requests"`
+	// RateLimited is how many recorded answers were 429 or 503 (waited out
+	// or, after the allowed retries, INCONCLUSIVE).
+	RateLimited int `json:"rateLimitedAnswers,omitempty"`
+	// ExitStatus is chatconform's exit code for the run.
+	ExitStatus int `json:"exitCode"`
+	// Halted says why the run did not judge every selected check ("" when
+	// it did).
+	Halted       string         `json:"halted,omitempty"`
+	Requirements []Requirement  `json:"requirements"`
+	Counts       map[string]int `json:"counts"` // requirements per verdict
+	Checks       map[string]int `json:"checks"` // selected checks per outcome
+	// Fixed lists baseline entries whose requirement now passes: the run
+	// fails until they are removed from the baseline.
+	Fixed []string `json:"fixed,omitempty"`
+	// Exchanges are the recorded exchanges that broke the document or
+	// answered 5xx, at most MaxReportExchanges; ExchangesOmitted says how
+	// many more there were.
+	Exchanges        []*client.Exchange `json:"failedExchanges,omitempty"`
+	ExchangesOmitted int                `json:"failedExchangesOmitted,omitempty"`
+
+	outcomes map[Outcome]int
+	halt     *halt
+	baseline *Baseline
 }
 
 // Requirement is the verdict on one catalogue entry.
@@ -38,21 +58,40 @@ type Requirement struct {
 	Text    string        `json:"text"`
 	Verdict Outcome       `json:"verdict"`
 	Reason  string        `json:"reason,omitempty"`
+	Known   string        `json:"known,omitempty"` // the baseline's reason, when listed there
 	Checks  []CheckResult `json:"checks,omitempty"`
 }
 
 // CheckResult is the outcome of one check.
 type CheckResult struct {
 	Name      string   `json:"name"`
+	Area      string   `json:"area,omitempty"`
 	IDs       []string `json:"ids"`
 	Outcome   Outcome  `json:"outcome"`
 	BlockedBy string   `json:"blockedBy,omitempty"`
-	Message   string   `json:"message,omitempty"`
+	// Fails names, for a failed check verifying several requirements, the
+	// one it failed on; it did not judge the others.
+	Fails    string        `json:"fails,omitempty"`
+	Message  string        `json:"message,omitempty"`
+	Duration time.Duration `json:"durationNs,omitempty"`
+	// whole is the check's own outcome where Outcome is its outcome for one
+	// requirement (see outcomeFor).
+	whole Outcome
+	// end is when the check finished, to tell checks cut short by a
+	// stopped run from checks that ended before.
+	end time.Time
 }
 
-func summarize(r types.Report, checks []Check, p spec.Profile, seed uint64, url string, d time.Duration, rec *client.Recorder) *Result {
+// Caps on what a report keeps, so its size is bounded whatever the target
+// sends: each check's message, and the failed exchanges listed.
+const (
+	MaxMessage         = 8 << 10
+	MaxReportExchanges = 100
+)
+
+func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed uint64, url string, d time.Duration, rec *client.Recorder) *Result {
 	cat, _ := spec.LoadCatalogue()
-	res := &Result{Profile: p, Target: url, Seed: seed, Duration: d, Requests: rec.Count(), Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{}}
+	res := &Result{Profile: p, Target: url, Seed: seed, Duration: d, Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{}}
 	byID := map[string][]CheckResult{}
 	for _, sr := range r.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt {
@@ -63,41 +102,85 @@ func summarize(r types.Report, checks []Check, p spec.Profile, seed uint64, url 
 			continue // not part of this run
 		}
 		cr := checkResult(sr)
-		res.Checks[cr.Outcome.String()]++
-		res.outcomes[cr.Outcome]++
+		if !selected[cr.Name] {
+			cr.Outcome, cr.Message = NotRun, "not selected (--label-filter, --focus)"
+		}
 		for _, id := range cr.IDs {
-			byID[id] = append(byID[id], cr)
+			c := cr // as listed under id: blocked where it failed on another of its requirements
+			c.whole, c.Outcome = cr.Outcome, cr.outcomeFor(id)
+			if c.Outcome == Blocked && c.BlockedBy == "" {
+				c.BlockedBy = cr.Fails
+			}
+			byID[id] = append(byID[id], c)
 		}
 	}
-	for _, req := range cat.Requirements {
-		if !req.InProfile(p) {
-			continue
+	if cat != nil {
+		for _, req := range cat.Requirements {
+			if !req.InProfile(p) {
+				continue
+			}
+			res.Requirements = append(res.Requirements, Requirement{ID: req.ID, Level: req.Level, Section: req.Section, Text: req.Text, Reason: req.Reason, Checks: byID[req.ID]})
+			if !req.IsCheckable() {
+				res.Requirements[len(res.Requirements)-1].Verdict = NotCheckable
+			} else {
+				res.Requirements[len(res.Requirements)-1].Reason = ""
+			}
 		}
-		v := Requirement{ID: req.ID, Level: req.Level, Section: req.Section, Text: req.Text, Checks: byID[req.ID]}
-		if !req.IsCheckable() {
-			v.Verdict, v.Reason = NotCheckable, req.Reason
-		} else {
+	}
+	if rec != nil {
+		res.Requests = rec.Count()
+		for _, x := range rec.Exchanges() {
+			if x.Status == 429 || x.Status == 503 {
+				res.RateLimited++
+			}
+			if len(x.Violations) > 0 || x.Status >= 500 {
+				if len(res.Exchanges) == MaxReportExchanges {
+					res.ExchangesOmitted++
+					continue
+				}
+				res.Exchanges = append(res.Exchanges, x)
+			}
+		}
+	}
+	res.tally(selected)
+	return res
+}
+
+// tally computes the requirement verdicts and the counts from the checks.
+func (res *Result) tally(selected map[string]bool) {
+	clear(res.Counts)
+	clear(res.Checks)
+	clear(res.outcomes)
+	seen := map[string]bool{}
+	for i := range res.Requirements {
+		q := &res.Requirements[i]
+		if q.Verdict != NotCheckable {
 			var os []Outcome
-			for _, c := range v.Checks {
+			for _, c := range q.Checks {
 				os = append(os, c.Outcome)
 			}
-			v.Verdict = worst(os)
+			q.Verdict = worst(os)
+			if q.Verdict == Fail && q.Known != "" {
+				q.Verdict = Known
+			}
 		}
-		res.Counts[v.Verdict.String()]++
-		res.Requirements = append(res.Requirements, v)
-	}
-	for _, x := range rec.Exchanges() {
-		if len(x.Violations) > 0 || x.Status >= 500 {
-			res.Exchanges = append(res.Exchanges, x)
+		res.Counts[q.Verdict.String()]++
+		for _, c := range q.Checks {
+			if seen[c.Name] || (selected != nil && !selected[c.Name]) {
+				continue
+			}
+			seen[c.Name] = true
+			res.Checks[c.checkOutcome().String()]++
+			res.outcomes[c.checkOutcome()]++
 		}
 	}
-	return res
 }
 
 // checkResult reads a check's outcome from its Ginkgo report and the
 // entries the check left.
 func checkResult(sr types.SpecReport) CheckResult {
-	cr := CheckResult{Name: sr.FullText(), IDs: conformance.RequirementIDs(sr.Labels()), Message: strings.TrimSpace(sr.Failure.Message)}
+	cr := CheckResult{Name: sr.FullText(), Area: areaOf(sr.ContainerHierarchyTexts), IDs: conformance.RequirementIDs(sr.Labels()), Message: strings.TrimSpace(sr.Failure.Message),
+		Duration: sr.RunTime, end: sr.EndTime}
 	entry := func(name string) (string, bool) {
 		for _, e := range sr.ReportEntries {
 			if e.Name == name {
@@ -109,12 +192,20 @@ func checkResult(sr types.SpecReport) CheckResult {
 	switch {
 	case sr.State == types.SpecStatePassed:
 		cr.Outcome = Pass
-	case sr.State == types.SpecStateSkipped && sr.Failure.Message != "":
-		cr.Outcome = Skip
-	case sr.State == types.SpecStateSkipped || sr.State == types.SpecStatePending:
+	case sr.State == types.SpecStateSkipped:
+		if reason, ok := entry(entryNotRun); ok {
+			cr.Outcome, cr.Message = NotRun, "not run: "+reason
+		} else if sr.Failure.Message != "" {
+			cr.Outcome = Skip
+		} else {
+			cr.Outcome, cr.Message = NotRun, ""
+		}
+	case sr.State == types.SpecStatePending:
 		cr.Outcome, cr.Message = NotRun, ""
-	case sr.State == types.SpecStateInterrupted || sr.State == types.SpecStateAborted:
-		cr.Outcome = NotRun
+	case sr.State == types.SpecStateInterrupted:
+		cr.Outcome, cr.Message = Error, "interrupted while running"
+	case sr.State == types.SpecStateAborted:
+		cr.Outcome = Error
 	case sr.State == types.SpecStateTimedout:
 		cr.Outcome = Error
 	default:
@@ -126,41 +217,127 @@ func checkResult(sr types.SpecReport) CheckResult {
 			cr.Outcome, cr.BlockedBy = Blocked, by
 		} else {
 			cr.Outcome = Fail
+			cr.Fails, _ = entry(conformance.EntryFailed)
 		}
 	}
+	cr.Message = cutMessage(cr.Message)
 	return cr
 }
 
-// Count returns how many checks had the outcome.
+// outcomeFor is what the check says about one of its requirements: a check
+// verifying several that failed on one of them (Fails) did not judge the
+// others, which it reports as blocked by that one.
+func (c CheckResult) outcomeFor(id string) Outcome {
+	if c.Outcome == Fail && c.Fails != "" && c.Fails != id {
+		return Blocked
+	}
+	return c.Outcome
+}
+
+// checkOutcome is the outcome of the check as a whole.
+func (c CheckResult) checkOutcome() Outcome {
+	if c.whole != NotRun {
+		return c.whole
+	}
+	return c.Outcome
+}
+
+// cutMessage keeps a check's message within MaxMessage, marking the cut.
+func cutMessage(s string) string {
+	if len(s) <= MaxMessage {
+		return s
+	}
+	n := MaxMessage
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("… [cut: %d bytes total]", len(s))
+}
+
+// markStopped records why the run stopped: checks that were cut short by
+// it are ERROR with the reason, checks that never started are NOT RUN
+// with the reason.
+func (res *Result) markStopped(reason string, at time.Time) {
+	res.halt = &halt{Code: ExitUnreachable, Reason: reason}
+	res.Halted = reason
+	for i := range res.Requirements {
+		for j := range res.Requirements[i].Checks {
+			c := &res.Requirements[i].Checks[j]
+			switch {
+			case c.Outcome == NotRun && c.Message == "":
+				c.Message = "not run: " + reason
+			case (c.Outcome == Error || c.Outcome == Fail || c.Outcome == Blocked || c.Outcome == Inconclusive) && !c.end.IsZero() && !c.end.Before(at):
+				c.Outcome, c.BlockedBy = Error, ""
+				c.Message = cutMessage("interrupted: " + reason + "\n" + c.Message)
+			}
+		}
+	}
+	res.tally(res.selectedNames())
+}
+
+// selectedNames is the set of checks the run selected (those not marked
+// as not selected).
+func (res *Result) selectedNames() map[string]bool {
+	out := map[string]bool{}
+	for _, q := range res.Requirements {
+		for _, c := range q.Checks {
+			if !strings.HasPrefix(c.Message, "not selected") {
+				out[c.Name] = true
+			}
+		}
+	}
+	return out
+}
+
+// Count returns how many selected checks had the outcome.
 func (r *Result) Count(o Outcome) int { return r.outcomes[o] }
 
-// ExitCode is chatconform's exit status for the run: 0 when nothing failed,
-// 1 when the server broke a requirement, 3 when checks could not judge it
-// (transport errors, timeouts, the target kept refusing).
+// ExitCode is chatconform's exit status for the run: 1 when the server
+// broke a requirement (a FAIL, a BLOCKED check whose blocker is not a known
+// failure, or a baseline entry that now passes), else the code of what
+// stopped the run (2 a refused description, 1 a target that answers its
+// own API wrongly, 3 unreachable, stopped answering, out of time,
+// interrupted), else 3 when checks could not judge the target (ERROR,
+// INCONCLUSIVE), else 0.
 func (r *Result) ExitCode() int {
-	switch {
-	case r.outcomes[Fail] > 0 || r.outcomes[Blocked] > 0:
-		return 1
-	case r.outcomes[Error] > 0 || r.outcomes[Inconclusive] > 0:
-		return 3
+	if r.outcomes[Fail] > 0 || len(r.Fixed) > 0 {
+		return ExitFail
 	}
-	return 0
-}
-
-func firstLines(s string, n int) string {
-	lines := strings.SplitN(strings.TrimSpace(s), "\n", n+1)
-	if len(lines) > n {
-		lines = append(lines[:n], "…")
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Print writes the verdict per requirement and the totals.
-func (r *Result) Print(w io.Writer) {
-	fmt.Fprintf(w, "\nVerdict per requirement (profile %s):\n", r.Profile)
 	for _, q := range r.Requirements {
+		for _, c := range q.Checks {
+			if c.Outcome == Blocked && !r.baseline.has(c.BlockedBy) {
+				return ExitFail
+			}
+		}
+	}
+	if r.halt != nil {
+		return r.halt.Code
+	}
+	if r.outcomes[Error] > 0 || r.outcomes[Inconclusive] > 0 {
+		return ExitUnreachable
+	}
+	return ExitPass
+}
+
+// Print writes the verdict per requirement and the totals. The text of
+// each failure is the one every report carries.
+func (r *Result) Print(w io.Writer) {
+	if r.halt != nil && r.total() == 0 {
+		fmt.Fprintf(w, "\nchatconform: %s\n", r.Halted)
+		fmt.Fprintf(w, "chatconform: no check ran; exit %d\n", r.ExitCode())
+		return
+	}
+	fmt.Fprintf(w, "\nVerdict per requirement (profile %s):\n", r.Profile)
+	shown := map[string]bool{} // checks whose text was printed under an earlier requirement
+	for _, q := range r.Requirements {
+		if q.Verdict == NotRun {
+			continue // counted below; the reason is the run's
+		}
 		fmt.Fprintf(w, "  %-12s %-26s %s\n", q.Verdict, q.ID, q.Text)
-		if q.Verdict == Pass || q.Verdict == NotCheckable || q.Verdict == NotRun {
+		if q.Known != "" {
+			fmt.Fprintf(w, "               known failure (baseline): %s\n", q.Known)
+		}
+		if q.Verdict == Pass || q.Verdict == NotCheckable {
 			continue
 		}
 		for _, c := range q.Checks {
@@ -168,36 +345,81 @@ func (r *Result) Print(w io.Writer) {
 				continue
 			}
 			fmt.Fprintf(w, "               %s: %s\n", c.Outcome, c.Name)
-			if c.BlockedBy != "" {
+			switch {
+			case c.BlockedBy != "":
 				fmt.Fprintf(w, "                 blocked by %s (its own check says why)\n", c.BlockedBy)
-				continue
-			}
-			if c.Message != "" {
+			case shown[c.Name]:
+				fmt.Fprintf(w, "                 (the same check as above)\n")
+			case c.Message != "":
 				fmt.Fprintf(w, "                 %s\n", strings.ReplaceAll(c.Message, "\n", "\n                 "))
 			}
+			shown[c.Name] = true
 		}
 	}
+	for _, id := range r.Fixed {
+		fmt.Fprintf(w, "\nchatconform: %s now passes: remove it from the baseline\n", id)
+	}
+	fmt.Fprintf(w, "\nchatconform: %d requirements: %s\n", len(r.Requirements), r.countLine(r.Counts, true))
+	fmt.Fprintf(w, "chatconform: %d checks (%s) in %s, %d requests; seed %d\n", r.total(), r.countLine(r.Checks, false), Readable(r.Duration), r.Requests, r.Seed)
+	if r.RateLimited > 0 {
+		fmt.Fprintf(w, "chatconform: the target answered 429 or 503 %d times (waited out, or INCONCLUSIVE after the allowed retries)\n", r.RateLimited)
+	}
+	if r.Halted != "" {
+		fmt.Fprintf(w, "chatconform: the run stopped early: %s\n", r.Halted)
+	}
+	fmt.Fprintf(w, "chatconform: %s\n", r.Verdict())
+}
+
+// Verdict is the run's overall verdict in one line.
+func (r *Result) Verdict() string {
+	switch r.ExitCode() {
+	case ExitPass:
+		return "PASS"
+	case ExitFail:
+		return fmt.Sprintf("FAIL (exit 1; replay with --seed %d)", r.Seed)
+	case ExitUsage:
+		return "the target description must be fixed (exit 2)"
+	}
+	return "INCOMPLETE: the checks could not judge the target (exit 3)"
+}
+
+func (r *Result) total() int {
+	n := 0
+	for _, v := range r.outcomes {
+		n += v
+	}
+	return n
+}
+
+func (r *Result) countLine(counts map[string]int, withNA bool) string {
 	var parts []string
 	for _, o := range []Outcome{Pass, Fail, Blocked, Error, Inconclusive, Known, Skip, NotRun, NotCheckable} {
-		if n := r.Counts[o.String()]; n > 0 {
+		if o == NotCheckable && !withNA {
+			continue
+		}
+		if n := counts[o.String()]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, o))
 		}
 	}
-	fmt.Fprintf(w, "\nchatconform: %d requirements: %s\n", len(r.Requirements), strings.Join(parts, ", "))
-	parts = parts[:0]
-	total := 0
-	for _, o := range []Outcome{Pass, Fail, Blocked, Error, Inconclusive, Known, Skip, NotRun} {
-		if n := r.outcomes[o]; n > 0 {
-			total += n
-			parts = append(parts, fmt.Sprintf("%d %s", n, o))
-		}
+	if len(parts) == 0 {
+		return "none"
 	}
-	fmt.Fprintf(w, "chatconform: %d checks (%s) in %s, %d requests; seed %d\n", total, strings.Join(parts, ", "), r.Duration.Round(time.Millisecond), r.Requests, r.Seed)
-	if code := r.ExitCode(); code == 0 {
-		fmt.Fprintln(w, "chatconform: PASS")
-	} else {
-		fmt.Fprintf(w, "chatconform: FAIL (replay with --seed %d)\n", r.Seed)
+	return strings.Join(parts, ", ")
+}
+
+// Readable renders a duration for a person: 850ms, 12.3s, 4m05s, 1h02m.
+func Readable(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 func (r *Result) writeJSON(w io.Writer) error {
@@ -206,28 +428,75 @@ func (r *Result) writeJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-var page = template.Must(template.New("report").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>chatconform: {{.Profile}} profile</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em}td,th{padding:.3em .6em;text-align:left;vertical-align:top}
-.PASS{color:#060}.FAIL{color:#b00;font-weight:bold}.SKIP,.N\/A,.NOT{color:#777}pre{white-space:pre-wrap;margin:0}</style></head>
-<body><h1>Chat Rooms API conformance</h1>
-<p>Profile <b>{{.Profile}}</b>, target {{.Target}}, seed {{.Seed}}, {{.Requests}} requests in {{.Duration}}.</p>
-<table><tr><th>Verdict</th><th>Requirement</th><th>Level</th><th>Statement</th><th>Checks</th></tr>
-{{range .Requirements}}<tr><td class="{{.Verdict}}">{{.Verdict}}</td><td>{{.ID}}</td><td>{{.Level}}</td><td>{{.Text}}<br><small>{{.Section}}</small>{{if .Reason}}<br><small>{{.Reason}}</small>{{end}}</td>
-<td>{{range .Checks}}<div>{{.Outcome}}: {{.Name}}{{if .BlockedBy}} (blocked by {{.BlockedBy}}){{end}}{{if .Message}}<pre>{{.Message}}</pre>{{end}}</div>{{end}}</td></tr>
-{{end}}</table></body></html>
-`))
-
-func (r *Result) writeHTML(w io.Writer) error { return page.Execute(w, r) }
-
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// WriteReports writes the reports whose paths are not empty, each
+// rendered whole and then redacted as a last line of defence.
+func (r *Result) WriteReports(red *client.Redactor, junit, jsonPath, htmlPath string) error {
+	var errs []string
+	for _, out := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{{junit, r.writeJUnit}, {jsonPath, r.writeJSON}, {htmlPath, r.writeHTML}} {
+		if out.path == "" {
+			continue
+		}
+		var b bytes.Buffer
+		if err := out.write(&b); err != nil {
+			errs = append(errs, fmt.Sprintf("writing %s: %v", out.path, err))
+			continue
+		}
+		if err := os.WriteFile(out.path, red.Bytes(b.Bytes()), 0o644); err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
-	if err := write(f); err != nil {
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// CheckOutputs makes sure every report path can be written before anything
+// runs: its directory exists and accepts a file, and the path is not a
+// directory or a read-only file.
+func CheckOutputs(paths ...string) error {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil {
+			if st.IsDir() {
+				return &UsageError{fmt.Sprintf("report %s: is a directory", p)}
+			}
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return &UsageError{fmt.Sprintf("report %s: %v", p, err)}
+			}
+			f.Close()
+			continue
+		}
+		f, err := os.CreateTemp(filepath.Dir(p), ".chatconform-check-*")
+		if err != nil {
+			return &UsageError{fmt.Sprintf("report %s: cannot write in %s: %v", p, filepath.Dir(p), unwrapPath(err))}
+		}
+		name := f.Name()
 		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+		os.Remove(name)
 	}
-	return f.Close()
+	return nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// sortedIDs returns the keys of m in order.
+func sortedIDs(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -3,6 +3,12 @@
 // with its reports (JUnit, JSON, HTML). chatconform and `go test
 // ./conformance` both run through it, so the same inputs select the same
 // target, profile and checks in both.
+//
+// A run is bounded: by time (Config.MaxTime), by the target's liveness (a
+// run against a target that stops answering ends promptly) and by
+// interruption (the caller's context); checks that could not run are
+// reported as NOT RUN, never as failures. Every output the runner writes
+// goes through a Redactor built from every token of the run.
 package runner
 
 import (
@@ -11,11 +17,11 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"sort"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
@@ -27,19 +33,81 @@ import (
 	"github.com/chatrooms/conformance/target"
 )
 
+// Exit codes of a run (DESIGN.md 3.2). When a run has both a failure and a
+// reason to stop early, the failure wins: it is a verdict on the server.
+const (
+	ExitPass        = 0 // every selected check passed (known failures allowed)
+	ExitFail        = 1 // a check failed, or a baseline entry now passes
+	ExitUsage       = 2 // usage or target-description error
+	ExitUnreachable = 3 // unreachable, stopped answering, out of time, interrupted, harness broke
+)
+
 // Suite is the set of conformance checks declared to Ginkgo in this
 // process. Ginkgo keeps one tree per process, so make one Suite per process
 // and run it at most once.
 type Suite struct {
 	env *conformance.Env
+	run *runState
 }
 
-// Prepare declares the checks to Ginkgo. specTimeout bounds each check
-// (0: no bound). Call it once per process.
+// runState is what the runner's own Ginkgo nodes need while specs run.
+type runState struct {
+	ctl      *control
+	client   *client.Client
+	token    string
+	timeout  time.Duration
+	selected map[string]bool
+	progress *progress
+}
+
+// Prepare declares the checks to Ginkgo, with the runner's own nodes: a
+// gate before every check (which skips it as NOT RUN once the run has
+// stopped, and asks the target whether it is still alive after a transport
+// failure) and a progress reporter after every check. specTimeout bounds
+// each check (0: no bound). Call it once per process.
 func Prepare(specTimeout time.Duration) *Suite {
 	s := &Suite{}
-	conformance.Declare(func() *conformance.Env { return s.env }, specTimeout)
+	// The runner's nodes and the checks share one container without a
+	// text (check names are unchanged): Ginkgo keeps only containers, not
+	// loose top-level nodes, across a preview of the tree.
+	ginkgo.Describe("", func() {
+		ginkgo.BeforeEach(func() { s.gate() })
+		ginkgo.ReportAfterEach(func(r types.SpecReport) {
+			if s.run != nil && s.run.progress != nil && r.LeafNodeType == types.NodeTypeIt && s.run.selected[r.FullText()] {
+				s.run.progress.done(r.ContainerHierarchyTexts, r.FullText(), checkResult(r).Outcome)
+			}
+		})
+		conformance.Declare(func() *conformance.Env { return s.env }, specTimeout)
+	})
 	return s
+}
+
+// entryNotRun marks a check the runner skipped because the run had stopped.
+const entryNotRun = "not-run"
+
+func (s *Suite) gate() {
+	run := s.run
+	if run == nil {
+		return
+	}
+	if reason, _ := run.ctl.stopped(); reason != "" {
+		ginkgo.AddReportEntry(entryNotRun, reason)
+		ginkgo.Skip("not run: " + reason)
+	}
+	if run.client.ConsecutiveFailures() == 0 {
+		return
+	}
+	// The last request got no answer: ask the target whether it is alive
+	// before spending a check (and its timeouts) on it.
+	ctx, cancel := context.WithTimeout(run.ctl.ctx, min(run.timeout, 10*time.Second))
+	defer cancel()
+	_, err := run.client.Do(ctx, client.Request{Method: "GET", Path: "/v1/user", Token: run.token})
+	var te *client.TransportError
+	if errors.As(err, &te) && te.Kind.Liveness() {
+		run.ctl.stop("the target stopped answering: " + err.Error())
+		ginkgo.AddReportEntry(entryNotRun, "the target stopped answering")
+		ginkgo.Skip("not run: the target stopped answering")
+	}
 }
 
 // Check is one declared check: its full name, the requirement ids it
@@ -48,6 +116,7 @@ type Check struct {
 	Name    string
 	IDs     []string
 	Profile spec.Profile
+	Area    string // the top-level container the check is declared in
 	labels  []string
 }
 
@@ -60,10 +129,21 @@ func (s *Suite) Checks() []Check {
 			continue
 		}
 		labels := sr.Labels()
-		out = append(out, Check{Name: sr.FullText(), IDs: conformance.RequirementIDs(labels), Profile: conformance.ProfileOf(labels), labels: labels})
+		out = append(out, Check{Name: sr.FullText(), IDs: conformance.RequirementIDs(labels), Profile: conformance.ProfileOf(labels), Area: areaOf(sr.ContainerHierarchyTexts), labels: labels})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// areaOf is the first non-empty container text: the area of the API a
+// check belongs to.
+func areaOf(containers []string) string {
+	for _, c := range containers {
+		if c != "" {
+			return c
+		}
+	}
+	return "(top level)"
 }
 
 // Selection narrows a run to some checks.
@@ -108,6 +188,17 @@ type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
+// Halt is the error of a run that did not judge every selected check: the
+// description was refused, the target could not be reached, answered its
+// own API wrongly, stopped answering, the run ran out of time or was
+// interrupted. The result's reports are written all the same.
+type Halt struct {
+	Code   int
+	Reason string
+}
+
+func (h *Halt) Error() string { return h.Reason }
+
 // Config is one run.
 type Config struct {
 	// Target is the server to check; nil starts the bundled reference
@@ -121,33 +212,58 @@ type Config struct {
 	// Timeout bounds each request; Eventually is how long search results
 	// and unread state may lag behind a write.
 	Timeout, Eventually time.Duration
+	// MaxTime bounds the whole run (0: no bound); checks not started by
+	// then are NOT RUN and the run ends with ExitUnreachable.
+	MaxTime time.Duration
+	// Rate throttles the run to this many requests per second (0: none).
+	Rate float64
 	// Process tells parallel Ginkgo processes apart in run markers.
 	Process int
-	// Out receives the run's progress and summary (may be nil).
-	Out     io.Writer
+	// Out receives the run's progress and summary (may be nil), redacted.
+	Out io.Writer
+	// Live says Out is a terminal: progress is one line rewritten in place.
+	Live    bool
 	Verbose bool
-	// Reports to write; empty paths are skipped.
+	// GinkgoOut, when set, receives Ginkgo's own reporter output (redacted)
+	// instead of the process's standard output; io.Discard silences it.
+	GinkgoOut io.Writer
+	// Reports to write; empty paths are skipped. Each is checked for
+	// writability before anything runs.
 	JUnit, JSON, HTML string
+	// Secrets are redacted from every output besides the target's tokens
+	// (tokens from flags and the environment, for instance).
+	Secrets []string
+	// Baseline lists requirements expected to fail (nil: none).
+	Baseline *Baseline
 	// Base Ginkgo configuration (from GinkgoConfiguration()).
 	SuiteConfig    types.SuiteConfig
 	ReporterConfig types.ReporterConfig
 }
 
-// Run checks the target. The error is a *UsageError, a *target.Error (the
-// description must be fixed), or a failure to reach the target or start
-// the bundled server; otherwise the result says what the checks found.
+// Run checks the target. The error is a *UsageError (nothing was run, no
+// report written; the result is nil), a *Halt (the run did not judge every
+// selected check; reports are written and the result says what is known),
+// or a failure to write a report. Result.ExitCode is the exit status either
+// way.
 func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*Result, error) {
 	if cfg.Seed == 0 {
 		return nil, &UsageError{"seed 0 is not a seed"}
 	}
+	if err := CheckOutputs(cfg.JUnit, cfg.JSON, cfg.HTML); err != nil {
+		return nil, err
+	}
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
+	start := time.Now()
+	ctl := newControl(ctx, cfg.MaxTime)
+	defer ctl.close()
+
 	d, where := cfg.Target, ""
 	if d == nil {
 		srv, err := bundled.Start(cfg.Seed, cfg.Bundled)
 		if err != nil {
-			return nil, fmt.Errorf("starting the bundled reference server: %w", err)
+			return s.halted(cfg, nil, start, ExitUnreachable, "starting the bundled reference server: "+err.Error())
 		}
 		defer srv.Close()
 		d, where = srv.Target, " (bundled reference server)"
@@ -162,17 +278,40 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(cfg.Out, "chatconform: profile %s, seed %d, target %s%s\n", cfg.Profile, cfg.Seed, d.BaseURL, where)
+	red := cfg.redactor(d)
+	out := red.Writer(cfg.Out)
+	defer out.Flush()
+	fmt.Fprintf(out, "chatconform: profile %s, seed %d, target %s%s; %d checks", cfg.Profile, cfg.Seed, red.String(d.BaseURL), where, len(checks))
+	if cfg.MaxTime > 0 {
+		fmt.Fprintf(out, ", at most %s", cfg.MaxTime)
+	}
+	fmt.Fprintln(out)
+	cfg.Out = out
 
 	rec := &client.Recorder{Limit: 2000}
-	setupCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	env, err := conformance.NewEnv(setupCtx, conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
-		Eventually: cfg.Eventually, Timeout: cfg.Timeout, Recorder: rec, Process: cfg.Process})
+	c, err := newClient(d, cfg, rec, ctl)
+	if err != nil {
+		return s.halted(cfg, d, start, ExitUsage, err.Error())
+	}
+	setupCtx, cancel := context.WithTimeout(ctl.ctx, time.Minute)
+	env, err := s.setup(setupCtx, d, cfg, c, rec)
 	cancel()
 	if err != nil {
-		return nil, err
+		code, reason := setupHalt(err)
+		if r, _ := ctl.stopped(); r != "" {
+			code, reason = ExitUnreachable, r
+		}
+		return s.halted(cfg, d, start, code, red.String(reason))
 	}
 	s.env = env
+
+	selected := map[string]bool{}
+	for _, c := range checks {
+		selected[c.Name] = true
+	}
+	s.run = &runState{ctl: ctl, client: c, token: d.Users[0].Token, timeout: cfg.Timeout, selected: selected,
+		progress: newProgress(out, checks, cfg.Live)}
+	defer func() { s.run = nil }()
 
 	var report types.Report
 	ginkgo.ReportAfterSuite("chatconform summary", func(r ginkgo.Report) { report = r })
@@ -184,35 +323,112 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	if cfg.Focus != "" {
 		sc.FocusStrings = []string{cfg.Focus}
 	}
-	if cfg.JUnit != "" {
-		rc.JUnitReport = cfg.JUnit
+	if cfg.MaxTime > 0 {
+		// Ginkgo's own suite timeout must not fire before --max-time.
+		sc.Timeout = cfg.MaxTime + 10*time.Minute
 	}
+	rc.JUnitReport, rc.JSONReport = "", "" // the runner writes its own, filtered and redacted
 	if !rc.Verbose && !rc.VeryVerbose {
 		rc.Succinct = !cfg.Verbose
 		rc.Verbose = cfg.Verbose
 	}
-	start := time.Now()
+	if cfg.GinkgoOut != nil {
+		restore := redirectGinkgo(red.Writer(cfg.GinkgoOut))
+		defer restore()
+	}
 	ginkgo.RunSpecs(t, "Chat Rooms API conformance ("+string(cfg.Profile)+")", sc, rc)
+	s.run.progress.finish()
 
-	res := summarize(report, checks, cfg.Profile, cfg.Seed, d.BaseURL, time.Since(start), rec)
-	for _, out := range []struct {
-		path  string
-		write func(io.Writer) error
-	}{{cfg.JSON, res.writeJSON}, {cfg.HTML, res.writeHTML}} {
-		if out.path == "" {
-			continue
+	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec)
+	if reason, at := ctl.stopped(); reason != "" {
+		res.markStopped(red.String(reason), at)
+	}
+	return s.finish(cfg, res, red)
+}
+
+// setup preflights the target and discovers what its description left out.
+func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c *client.Client, rec *client.Recorder) (*conformance.Env, error) {
+	if err := d.Preflight(ctx, c); err != nil {
+		return nil, err
+	}
+	return conformance.NewEnv(ctx, conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
+		Eventually: cfg.Eventually, Timeout: cfg.Timeout, Recorder: rec, Process: cfg.Process, Client: c})
+}
+
+// redirectGinkgo points Ginkgo's reporter at w until restore is called.
+// Ginkgo reads its output stream from a variable of its formatter package
+// when RunSpecs starts; a process runs its suite once, so nothing else
+// swaps it meanwhile.
+func redirectGinkgo(w io.Writer) (restore func()) {
+	prev := formatter.ColorableStdOut
+	formatter.ColorableStdOut = w
+	return func() {
+		if f, ok := w.(interface{ Flush() error }); ok {
+			_ = f.Flush()
 		}
-		if err := writeFile(out.path, out.write); err != nil {
-			return res, err
-		}
+		formatter.ColorableStdOut = prev
+	}
+}
+
+// halted ends a run that stopped before any check ran: the result holds
+// every requirement as NOT RUN and no check rows.
+func (s *Suite) halted(cfg Config, d *target.Description, start time.Time, code int, reason string) (*Result, error) {
+	red, url := cfg.redactor(d), ""
+	if d != nil {
+		url = red.String(d.BaseURL)
+	}
+	res := summarize(types.Report{}, nil, cfg.Profile, cfg.Seed, url, time.Since(start), nil)
+	res.halt = &halt{Code: code, Reason: red.String(reason)}
+	res.Halted = res.halt.Reason
+	return s.finish(cfg, res, red)
+}
+
+// finish applies the baseline, prints the summary and writes the reports.
+func (s *Suite) finish(cfg Config, res *Result, red *client.Redactor) (*Result, error) {
+	if cfg.Baseline != nil {
+		res.applyBaseline(cfg.Baseline)
+	}
+	res.ExitStatus = res.ExitCode()
+	out := red.Writer(cfg.Out)
+	res.Print(out)
+	_ = out.Flush()
+	if err := res.WriteReports(red, cfg.JUnit, cfg.JSON, cfg.HTML); err != nil {
+		return res, err
+	}
+	if res.halt != nil {
+		return res, &Halt{Code: res.halt.Code, Reason: res.halt.Reason}
 	}
 	return res, nil
 }
 
-// Unreachable reports whether err means the target could not be reached.
-func Unreachable(err error) bool {
-	var te *client.TransportError
-	return errors.As(err, &te)
+// Abort writes the reports of a run that cannot start (the description
+// must be fixed, for instance) and returns its result; code is its exit
+// code and reason the sentence that says why. cfg.Target may be nil or
+// partial.
+func (s *Suite) Abort(cfg Config, code int, reason string) (*Result, error) {
+	if err := CheckOutputs(cfg.JUnit, cfg.JSON, cfg.HTML); err != nil {
+		return nil, err
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Profile == "" {
+		cfg.Profile = spec.Core
+	}
+	return s.halted(cfg, cfg.Target, time.Now(), code, reason)
+}
+
+// redactor redacts every token of the run: the target's and cfg.Secrets.
+func (cfg Config) redactor(d *target.Description) *client.Redactor {
+	return client.NewRedactor(append(Tokens(d), cfg.Secrets...)...)
+}
+
+// Tokens returns every token of a description, user 1's first.
+func Tokens(d *target.Description) []string {
+	if d == nil {
+		return nil
+	}
+	return d.Secrets()
 }
 
 func combineFilters(user, profile string) string {
@@ -224,5 +440,3 @@ func combineFilters(user, profile string) string {
 	}
 	return "(" + user + ") && " + profile
 }
-
-func contains(labels []string, l string) bool { return slices.Contains(labels, l) }

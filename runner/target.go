@@ -7,17 +7,22 @@ import (
 )
 
 // Inputs name a target the ways a user can: a description file, flags and
-// environment variables (CHAT_BASE_URL, CHAT_TOKEN, CHAT_TOKEN_2, ...). A
-// flag beats the environment, which beats the file.
+// environment variables (CHAT_BASE_URL, CHAT_TOKEN, CHAT_TOKEN_2, ...,
+// CHAT_CA_FILE, CHAT_INSECURE_SKIP_VERIFY). A flag beats the environment,
+// which beats the file.
 type Inputs struct {
-	File    string
-	BaseURL string
-	Tokens  []string
-	Getenv  func(string) string // nil: os.Getenv
+	File               string
+	BaseURL            string
+	Tokens             []string
+	CAFile             string // relative to the working directory
+	InsecureSkipVerify bool
+	Getenv             func(string) string // nil: os.Getenv
 }
 
 // ResolveTarget builds the checked description the inputs name, or returns
-// nil when they name none: the bundled reference server is wanted.
+// nil when they name none: the bundled reference server is wanted. On a
+// description error the partial description (as far as it was read) is
+// returned with it, so that reports can still say what was tried.
 func ResolveTarget(in Inputs) (*target.Description, error) {
 	if in.Getenv == nil {
 		in.Getenv = os.Getenv
@@ -34,9 +39,18 @@ func ResolveTarget(in Inputs) (*target.Description, error) {
 		}
 	}
 	d.Apply(env)
-	d.Apply(target.Overrides{BaseURL: in.BaseURL, Tokens: in.Tokens})
+	d.Apply(target.Overrides{BaseURL: in.BaseURL, Tokens: in.Tokens, CAFile: in.CAFile, InsecureSkipVerify: in.InsecureSkipVerify})
 	if err := d.Check(); err != nil {
-		return nil, err
+		return d, err
 	}
 	return d, nil
+}
+
+// InputTokens returns every token the inputs name (flags and environment),
+// for redacting what is printed before a description is read whole.
+func InputTokens(in Inputs) []string {
+	if in.Getenv == nil {
+		in.Getenv = os.Getenv
+	}
+	return append(append([]string(nil), in.Tokens...), target.FromEnv(in.Getenv).Tokens...)
 }

@@ -11,22 +11,24 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/chatrooms/conformance/client"
 	"github.com/chatrooms/conformance/runner"
 	"github.com/chatrooms/conformance/spec"
-	"github.com/chatrooms/conformance/target"
 )
 
 // Exit codes (DESIGN.md 3.2).
 const (
-	exitPass    = 0 // every selected check passed
-	exitFail    = 1 // at least one check failed
-	exitUsage   = 2 // bad flags or target description
-	exitHarness = 3 // the harness broke or the target could not be reached
+	exitPass    = runner.ExitPass        // every selected check passed (known failures allowed)
+	exitFail    = runner.ExitFail        // a check failed, or a baseline entry now passes
+	exitUsage   = runner.ExitUsage       // bad flags or target description
+	exitHarness = runner.ExitUnreachable // unreachable, stopped answering, out of time, interrupted, harness broke
 )
 
 const usage = `chatconform checks a Chat Rooms REST API server and gives a verdict per requirement.
@@ -36,16 +38,28 @@ Usage:
   chatconform --target FILE [flags]            check the server a target description names (profile core)
   chatconform --base-url URL --token T [--token T2] [flags]
   chatconform --list                           list the checks and the requirements they verify
+  chatconform diff OLD.json NEW.json           compare two --json reports (exit 1 when something regressed)
   chatconform selftest                         prove the checks against planted faults and conforming variants
 
 Examples:
   chatconform
-  chatconform --target target.yaml --junit report.xml
-  CHAT_BASE_URL=https://chat.example.com CHAT_TOKEN=... CHAT_TOKEN_2=... chatconform
+  chatconform --target target.yaml --junit report.xml --json report.json --html report.html
+  CHAT_BASE_URL=https://chat.example.com CHAT_TOKEN=... CHAT_TOKEN_2=... CHAT_CA_FILE=ca.pem chatconform
   chatconform --target target.yaml --label-filter 'MSG-SEND-200 || PAGE-BEFOREID-WALK'
+  chatconform --target target.yaml --baseline known-failures.yaml
 
-Exit codes: 0 all selected checks passed, 1 a check failed, 2 usage or target
-description error, 3 the harness broke or the target could not be reached.
+Outcomes: PASS, FAIL (the server broke a requirement), BLOCKED (a precondition
+failed; names the requirement that blocked it), ERROR (transport, timeout,
+harness), INCONCLUSIVE (rate limited or unavailable after bounded retries),
+SKIP (not applicable, with the reason), NOT RUN (not selected, out of time,
+interrupted, the target stopped answering), KNOWN (listed in the baseline).
+
+Exit codes: 0 every selected check passed (known failures allowed); 1 a check
+failed, the target answers its own API wrongly, or a baseline entry now passes;
+2 usage or target-description error; 3 the target could not be reached or
+stopped answering, the run ran out of time or was interrupted, or checks could
+not judge the target. Every exit after the flags are read writes the reports
+asked for, with what is known.
 
 Flags:
 `
@@ -55,13 +69,29 @@ type tokens []string
 func (t *tokens) String() string     { return fmt.Sprint(len(*t), " token(s)") }
 func (t *tokens) Set(v string) error { *t = append(*t, v); return nil }
 
+// rateFlag reads a request rate: "N" or "N/s".
+type rateFlag float64
+
+func (r *rateFlag) String() string { return strconv.FormatFloat(float64(*r), 'g', -1, 64) }
+func (r *rateFlag) Set(v string) error {
+	n, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "/s"), 64)
+	if err != nil || n < 0 {
+		return errors.New("want requests per second, such as 5/s")
+	}
+	*r = rateFlag(n)
+	return nil
+}
+
 type options struct {
 	targetFile, baseURL, profile, labelFilter, focus string
 	junit, jsonOut, htmlOut                          string
+	caFile, baseline, writeBaseline                  string
+	insecure                                         bool
 	tokens                                           tokens
 	seed                                             uint64
 	list, verbose                                    bool
-	timeout, eventually, specTimeout                 time.Duration
+	timeout, eventually, specTimeout, maxTime        time.Duration
+	rate                                             rateFlag
 }
 
 func main() {
@@ -75,6 +105,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 && args[0] == "selftest" {
 		return selftest(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "diff" {
+		return diff(args[1:], stdout, stderr)
+	}
 	var o options
 	fs := flag.NewFlagSet("chatconform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -82,6 +115,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.StringVar(&o.targetFile, "target", "", "target description `file` (YAML or JSON)")
 	fs.StringVar(&o.baseURL, "base-url", "", "base `URL` of the server (beats the file and CHAT_BASE_URL)")
 	fs.Var(&o.tokens, "token", "token of user 1; repeat for users 2, 3, ... (beats the file and CHAT_TOKEN, CHAT_TOKEN_2, ...)")
+	fs.StringVar(&o.caFile, "ca-file", "", "PEM `file` of a CA to trust besides the system's (beats CHAT_CA_FILE and the file's ca_file)")
+	fs.BoolVar(&o.insecure, "insecure-skip-verify", false, "do not verify the server's certificate (beats CHAT_INSECURE_SKIP_VERIFY and the file)")
 	fs.StringVar(&o.profile, "profile", "", "core or reference (default: reference for the bundled server, core otherwise)")
 	fs.StringVar(&o.labelFilter, "label-filter", "", "run only checks whose labels (requirement ids, core, reference) match this Ginkgo label `expression`")
 	fs.StringVar(&o.focus, "focus", "", "run only checks whose name matches this `regex`")
@@ -90,9 +125,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.StringVar(&o.junit, "junit", "", "write a JUnit XML report to `file`")
 	fs.StringVar(&o.jsonOut, "json", "", "write a JSON report (verdict per requirement, failures, exchanges) to `file`")
 	fs.StringVar(&o.htmlOut, "html", "", "write an HTML report to `file`")
+	fs.StringVar(&o.baseline, "baseline", "", "YAML `file` of requirements expected to fail, each with a reason: their failures are KNOWN and do not fail the run; an entry that now passes does")
+	fs.StringVar(&o.writeBaseline, "write-baseline", "", "write a baseline of this run's failures to `file`")
 	fs.BoolVar(&o.verbose, "v", false, "print every check as it runs")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "timeout of each request")
 	fs.DurationVar(&o.specTimeout, "check-timeout", 2*time.Minute, "timeout of each check")
+	fs.DurationVar(&o.maxTime, "max-time", 30*time.Minute, "bound on the whole run: checks not started by then are NOT RUN and the run exits 3 (0: no bound)")
+	fs.Var(&o.rate, "rate", "at most this many requests per `second` (such as 5/s) for servers with tight rate limits (default: no limit)")
 	fs.DurationVar(&o.eventually, "eventually", 5*time.Second, "how long search and unread state may lag behind a write")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -117,15 +156,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if o.list {
 		return list(stdout, suite, profile)
 	}
-	d, err := runner.ResolveTarget(runner.Inputs{File: o.targetFile, BaseURL: o.baseURL, Tokens: o.tokens, Getenv: getenv})
-	if err != nil {
+	if err := runner.CheckOutputs(o.junit, o.jsonOut, o.htmlOut, o.writeBaseline); err != nil {
 		fmt.Fprintln(stderr, "chatconform:", err)
 		return exitUsage
 	}
+	var baseline *runner.Baseline
+	if o.baseline != "" {
+		var err error
+		if baseline, err = runner.LoadBaseline(o.baseline); err != nil {
+			fmt.Fprintln(stderr, "chatconform:", err)
+			return exitUsage
+		}
+	}
+	in := runner.Inputs{File: o.targetFile, BaseURL: o.baseURL, Tokens: o.tokens, CAFile: o.caFile, InsecureSkipVerify: o.insecure, Getenv: getenv}
+	secrets := runner.InputTokens(in)
+	d, derr := runner.ResolveTarget(in)
 	selProfile := profile
 	if selProfile == "" {
 		selProfile = spec.Core
-		if d == nil {
+		if d == nil && derr == nil {
 			selProfile = spec.Reference
 		}
 	}
@@ -138,36 +187,59 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	sc, rc := ginkgo.GinkgoConfiguration()
 	rc.NoColor = !isTerminal(stdout)
-	res, err := suite.Run(ctx, runner.Config{
+	cfg := runner.Config{
 		Target:         d,
 		Selection:      runner.Selection{Profile: profile, LabelFilter: o.labelFilter, Focus: o.focus},
 		Seed:           o.seed,
 		Timeout:        o.timeout,
 		Eventually:     o.eventually,
+		MaxTime:        o.maxTime,
+		Rate:           float64(o.rate),
 		Process:        1,
 		Out:            stdout,
+		Live:           isTerminal(stdout),
 		Verbose:        o.verbose,
+		GinkgoOut:      io.Discard,
 		JUnit:          o.junit,
 		JSON:           o.jsonOut,
 		HTML:           o.htmlOut,
+		Secrets:        secrets,
+		Baseline:       baseline,
 		SuiteConfig:    sc,
 		ReporterConfig: rc,
-	}, &failRecorder{})
+	}
+	if o.verbose {
+		cfg.GinkgoOut = stdout
+	}
+	red := client.NewRedactor(append(runner.Tokens(d), secrets...)...)
+	var res *runner.Result
+	var err error
+	if derr != nil {
+		res, err = suite.Abort(cfg, exitUsage, derr.Error())
+		fmt.Fprintln(stderr, "chatconform:", red.String(derr.Error()))
+		if err != nil {
+			fmt.Fprintln(stderr, "chatconform:", red.String(err.Error()))
+		}
+		return exitUsage
+	}
+	res, err = suite.Run(ctx, cfg, &failRecorder{})
 	if err != nil {
-		var te *target.Error
+		fmt.Fprintln(stderr, "chatconform:", red.String(err.Error()))
 		var ue *runner.UsageError
-		switch {
-		case errors.As(err, &te), errors.As(err, &ue):
-			fmt.Fprintln(stderr, "chatconform:", err)
+		if errors.As(err, &ue) {
 			return exitUsage
-		case runner.Unreachable(err):
-			fmt.Fprintln(stderr, "chatconform: the target could not be reached:", err)
+		}
+		if res == nil {
 			return exitHarness
 		}
-		fmt.Fprintln(stderr, "chatconform:", err)
-		return exitHarness
 	}
-	res.Print(stdout)
+	if o.writeBaseline != "" {
+		if err := res.WriteBaseline(o.writeBaseline, red); err != nil {
+			fmt.Fprintln(stderr, "chatconform: --write-baseline:", red.String(err.Error()))
+			return exitHarness
+		}
+		fmt.Fprintf(stdout, "chatconform: baseline of %d failing requirements written to %s\n", res.Counts["FAIL"]+res.Counts["KNOWN"], o.writeBaseline)
+	}
 	return res.ExitCode()
 }
 

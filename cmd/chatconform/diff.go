@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/chatrooms/conformance/runner"
+)
+
+const diffUsage = `chatconform diff compares two JSON reports (--json) of runs against the same
+kind of target and lists, per requirement, new failures, fixes and other
+changes of verdict. It exits 1 when the newer run fails a requirement the
+older one did not (FAIL where there was no FAIL or KNOWN), 0 otherwise, and 2
+when a report cannot be read.
+
+Usage:
+  chatconform diff OLD.json NEW.json
+`
+
+func diff(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("chatconform diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, diffUsage) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 2 {
+		fmt.Fprintln(stderr, "chatconform diff: want two reports: OLD.json NEW.json (see --help)")
+		return exitUsage
+	}
+	old, err := runner.LoadResult(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintln(stderr, "chatconform diff:", err)
+		return exitUsage
+	}
+	cur, err := runner.LoadResult(fs.Arg(1))
+	if err != nil {
+		fmt.Fprintln(stderr, "chatconform diff:", err)
+		return exitUsage
+	}
+	d := runner.Compare(old, cur)
+	d.Print(stdout)
+	if d.Regressed() {
+		return exitFail
+	}
+	return exitPass
+}

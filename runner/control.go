@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// halt is why a run stopped before judging every selected check, and the
+// exit code that goes with it.
+type halt struct {
+	Code   int    // exit code (ExitFail, ExitUsage or ExitUnreachable)
+	Reason string // one sentence for a person
+}
+
+// control ends a run early: when it runs out of time, when the target
+// stops answering, or when the run is interrupted. Once stopped, every
+// request through its transport fails at once (in-flight ones are
+// cancelled) and the checks not yet started are skipped as NOT RUN.
+type control struct {
+	ctx    context.Context // done when the run must stop
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	reason string
+	at     time.Time
+}
+
+// newControl returns a control bound to parent (cancelled on a signal) and
+// limited to maxTime (0: no limit).
+func newControl(parent context.Context, maxTime time.Duration) *control {
+	c := &control{}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	context.AfterFunc(parent, func() { c.stop("interrupted: the run received a signal to stop") })
+	if maxTime > 0 {
+		t := time.AfterFunc(maxTime, func() { c.stop("out of time: the run reached --max-time " + maxTime.String()) })
+		context.AfterFunc(c.ctx, func() { t.Stop() })
+	}
+	return c
+}
+
+// stop ends the run; the first reason given is kept.
+func (c *control) stop(reason string) {
+	c.mu.Lock()
+	if c.reason == "" {
+		c.reason, c.at = reason, time.Now()
+	}
+	c.mu.Unlock()
+	c.cancel()
+}
+
+// stopped returns why the run was stopped and when ("" while it runs).
+func (c *control) stopped() (string, time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reason, c.at
+}
+
+// close releases the timer; call it when the run is over.
+func (c *control) close() { c.cancel() }
+
+// errStopped is what a request sent after the run stopped fails with.
+var errStopped = errors.New("the run has stopped")
+
+// transport wraps rt so that a stopped run sends nothing more and cancels
+// what is in flight.
+func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		if c.ctx.Err() != nil {
+			return nil, fmt.Errorf("%w (%w)", errStopped, context.Canceled)
+		}
+		ctx, cancel := context.WithCancel(req.Context())
+		detach := context.AfterFunc(c.ctx, cancel)
+		resp, err := rt.RoundTrip(req.WithContext(ctx))
+		if err != nil {
+			detach()
+			cancel()
+			return nil, err
+		}
+		resp.Body = &releaseBody{ReadCloser: resp.Body, release: func() { detach(); cancel() }}
+		return resp, nil
+	})
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// releaseBody cancels the request's context once the body is closed.
+type releaseBody struct {
+	io.ReadCloser
+	once    sync.Once
+	release func()
+}
+
+func (b *releaseBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.release)
+	return err
+}

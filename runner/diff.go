@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Change is one requirement whose verdict differs between two runs.
+type Change struct {
+	ID       string
+	Text     string
+	Old, New Outcome // NotRun when the requirement is absent from a run
+}
+
+// Diff is what changed between two runs, per requirement.
+type Diff struct {
+	NewFailures []Change // now FAIL, and not failing before (FAIL or KNOWN)
+	Fixed       []Change // failing before (FAIL or KNOWN), now PASS
+	Changed     []Change // every other change of verdict
+}
+
+// Regressed reports whether the newer run fails a requirement the older
+// one did not.
+func (d *Diff) Regressed() bool { return len(d.NewFailures) > 0 }
+
+func failing(o Outcome) bool { return o == Fail || o == Known }
+
+// Compare lists the changes from old to new.
+func Compare(old, new *Result) *Diff {
+	before := map[string]Outcome{}
+	for _, q := range old.Requirements {
+		before[q.ID] = q.Verdict
+	}
+	d := &Diff{}
+	seen := map[string]bool{}
+	for _, q := range new.Requirements {
+		seen[q.ID] = true
+		o, ok := before[q.ID]
+		if !ok {
+			o = NotRun
+		}
+		c := Change{ID: q.ID, Text: q.Text, Old: o, New: q.Verdict}
+		switch {
+		case o == q.Verdict:
+		case q.Verdict == Fail && !failing(o):
+			d.NewFailures = append(d.NewFailures, c)
+		case failing(o) && q.Verdict == Pass:
+			d.Fixed = append(d.Fixed, c)
+		default:
+			d.Changed = append(d.Changed, c)
+		}
+	}
+	for _, q := range old.Requirements {
+		if !seen[q.ID] && q.Verdict != NotRun {
+			d.Changed = append(d.Changed, Change{ID: q.ID, Text: q.Text, Old: q.Verdict, New: NotRun})
+		}
+	}
+	return d
+}
+
+// Print writes the changes for a person.
+func (d *Diff) Print(w io.Writer) {
+	for _, group := range []struct {
+		title string
+		list  []Change
+	}{{"New failures", d.NewFailures}, {"Fixed", d.Fixed}, {"Changed outcomes", d.Changed}} {
+		if len(group.list) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s (%d):\n", group.title, len(group.list))
+		for _, c := range group.list {
+			fmt.Fprintf(w, "  %-26s %-12s -> %-12s %s\n", c.ID, c.Old, c.New, c.Text)
+		}
+	}
+	verdict := "no regression"
+	if d.Regressed() {
+		verdict = "REGRESSED"
+	}
+	fmt.Fprintf(w, "chatconform diff: %d new failures, %d fixed, %d other changes: %s\n", len(d.NewFailures), len(d.Fixed), len(d.Changed), verdict)
+}
+
+// LoadResult reads a JSON report written by a run.
+func LoadResult(path string) (*Result, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a chatconform JSON report: %v", path, err)
+	}
+	if len(r.Requirements) == 0 {
+		return nil, fmt.Errorf("%s: a chatconform JSON report lists requirements; this one lists none", path)
+	}
+	return &r, nil
+}

@@ -1,0 +1,85 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// progress tells a person that a run is moving and how far it is, without
+// -v: a line when every selected check of an area (a top-level container)
+// is done, a line when a check took long (a slow target), and on a
+// terminal a live line naming the last check.
+type progress struct {
+	w        io.Writer
+	live     bool
+	total    int
+	doneN    int
+	left     map[string]int             // checks still to run per area
+	counts   map[string]map[Outcome]int // outcomes per area
+	last     time.Time
+	liveText bool // a live line is on screen
+}
+
+// slowLine is how long a run may go without a progress line.
+const slowLine = 10 * time.Second
+
+func newProgress(w io.Writer, checks []Check, live bool) *progress {
+	p := &progress{w: w, live: live, total: len(checks), left: map[string]int{}, counts: map[string]map[Outcome]int{}, last: time.Now()}
+	for _, c := range checks {
+		p.left[c.Area]++
+	}
+	return p
+}
+
+func (p *progress) done(containers []string, name string, o Outcome) {
+	area := areaOf(containers)
+	p.doneN++
+	p.left[area]--
+	if p.counts[area] == nil {
+		p.counts[area] = map[Outcome]int{}
+	}
+	p.counts[area][o]++
+	switch {
+	case p.left[area] == 0:
+		var parts []string
+		for _, o := range []Outcome{Pass, Fail, Blocked, Error, Inconclusive, Known, Skip, NotRun} {
+			if n := p.counts[area][o]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, o))
+			}
+		}
+		p.line(fmt.Sprintf("[%*d/%d] %s: %s", width(p.total), p.doneN, p.total, area, strings.Join(parts, ", ")))
+	case time.Since(p.last) >= slowLine || o == Error:
+		p.line(fmt.Sprintf("[%*d/%d] %s: %s", width(p.total), p.doneN, p.total, o, shorten(name, 100)))
+	case p.live:
+		fmt.Fprintf(p.w, "\r\033[K[%*d/%d] %s", width(p.total), p.doneN, p.total, shorten(name, 70))
+		p.liveText = true
+	}
+}
+
+func (p *progress) line(s string) {
+	if p.liveText {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.liveText = false
+	}
+	fmt.Fprintf(p.w, "  %s\n", s)
+	p.last = time.Now()
+}
+
+// finish clears the live line.
+func (p *progress) finish() {
+	if p != nil && p.liveText {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.liveText = false
+	}
+}
+
+func width(n int) int { return len(fmt.Sprint(n)) }
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
