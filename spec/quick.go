@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -246,92 +245,6 @@ type formatKey struct {
 	value string
 }
 
-// eval mirrors openapi3.Schema.visitJSON for a value decoded by
-// encoding/json with UseNumber (nil, bool, json.Number, string, []any,
-// map[string]any), visited as a response.
-func (r *quickRun) eval(k *check, value any) verdict {
-	if k.unsupported {
-		return unsure
-	}
-	if value == nil {
-		if k.nullable {
-			return valid
-		}
-		return unsure // oneOf and the like may still admit null; kin-openapi decides
-	}
-	if k.empty {
-		return valid
-	}
-	if k.not != nil {
-		switch r.eval(k.not, value) {
-		case valid:
-			return invalid
-		case unsure:
-			return unsure
-		}
-	}
-	if len(k.oneOf) > 0 {
-		matched := 0
-		for _, b := range k.oneOf {
-			switch r.eval(b, value) {
-			case valid:
-				matched++
-			case unsure:
-				return unsure
-			}
-		}
-		if matched != 1 {
-			return invalid
-		}
-	}
-	if len(k.anyOf) > 0 {
-		out := invalid
-		for _, b := range k.anyOf {
-			v := r.eval(b, value)
-			if v == valid {
-				out = valid
-				break
-			}
-			if v == unsure {
-				out = unsure
-			}
-		}
-		if out != valid {
-			return out
-		}
-	}
-	for _, b := range k.allOf {
-		if v := r.eval(b, value); v != valid {
-			return v
-		}
-	}
-	if len(k.enum) > 0 {
-		found := false
-		for _, e := range k.enum {
-			if e == value { // both sides are strings or booleans, or the types differ
-				found = true
-				break
-			}
-		}
-		if !found {
-			return invalid
-		}
-	}
-	switch v := value.(type) {
-	case bool:
-		return is(k.types.Permits(openapi3.TypeBoolean))
-	case json.Number:
-		return r.number(k, v)
-	case string:
-		return r.str(k, v)
-	case []any:
-		return r.array(k, v)
-	case map[string]any:
-		return r.object(k, v)
-	}
-	return unsure
-}
-
 func is(ok bool) verdict {
 	if ok {
 		return valid
@@ -398,63 +311,6 @@ func (r *quickRun) str(k *check, s string) verdict {
 		}
 	}
 	return valid
-}
-
-func (r *quickRun) array(k *check, a []any) verdict {
-	if !k.types.Permits(openapi3.TypeArray) {
-		return invalid
-	}
-	n := uint64(len(a))
-	if n < k.minItems || (k.maxItems != nil && n > *k.maxItems) {
-		return invalid
-	}
-	out := valid
-	if k.items != nil {
-		for _, item := range a {
-			switch r.eval(k.items, item) {
-			case invalid:
-				return invalid
-			case unsure:
-				out = unsure
-			}
-		}
-	}
-	return out
-}
-
-func (r *quickRun) object(k *check, m map[string]any) verdict {
-	if !k.types.Permits(openapi3.TypeObject) {
-		return invalid
-	}
-	n := uint64(len(m))
-	if n < k.minProps || (k.maxProps != nil && n > *k.maxProps) {
-		return invalid
-	}
-	for _, name := range k.required {
-		if _, ok := m[name]; !ok {
-			return invalid
-		}
-	}
-	out := valid
-	for name, v := range m {
-		p, ok := k.properties[name]
-		switch {
-		case ok:
-		case !k.additionalAllowed:
-			return invalid
-		case k.additionalProperties != nil:
-			p = k.additionalProperties
-		default:
-			continue
-		}
-		switch r.eval(p, v) {
-		case invalid:
-			return invalid
-		case unsure:
-			out = unsure
-		}
-	}
-	return out
 }
 
 // quick is the compiled form of a document's response bodies.
@@ -555,14 +411,5 @@ func (q *quick) verdict(ctx context.Context, req *http.Request, route *routers.R
 	if !ok || k.unsupported {
 		return unsure
 	}
-	// Decoded as kin-openapi decodes a JSON body (the first value only,
-	// numbers as json.Number), without copying the body first.
-	var value any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if dec.Decode(&value) != nil {
-		return unsure
-	}
-	r := quickRun{opts: q.opts}
-	return r.eval(k, value)
+	return scanBody(body, k, &quickRun{opts: q.opts})
 }
