@@ -233,15 +233,16 @@ func sameValueCycle(checks map[*openapi3.Schema]*check) bool {
 }
 
 // quickRun carries what one response's walk needs: the options kin-openapi
-// checks formats with, and the formats already checked in this body (avatar
-// URLs and the like repeat from message to message).
+// checks formats with, and the strings already matched against a pattern or
+// a format in this body (a sender's id, URL and avatars repeat from message
+// to message).
 type quickRun struct {
 	opts    []openapi3.SchemaValidationOption
-	formats map[formatKey]bool
+	matched map[matchKey]bool
 }
 
-type formatKey struct {
-	leaf  *openapi3.Schema
+type matchKey struct {
+	k     *check
 	value string
 }
 
@@ -293,24 +294,20 @@ func (r *quickRun) str(k *check, s string) verdict {
 			return invalid
 		}
 	}
-	if k.pattern != nil && !k.pattern.MatchString(s) {
-		return invalid
+	if k.pattern == nil && k.format == nil {
+		return valid
 	}
-	if k.format != nil {
-		key := formatKey{k.format, s}
-		ok, seen := r.formats[key]
-		if !seen {
-			if r.formats == nil {
-				r.formats = map[formatKey]bool{}
-			}
-			ok = k.format.VisitJSON(s, r.opts...) == nil
-			r.formats[key] = ok
+	key := matchKey{k, s}
+	ok, seen := r.matched[key]
+	if !seen {
+		ok = (k.pattern == nil || k.pattern.MatchString(s)) &&
+			(k.format == nil || k.format.VisitJSON(s, r.opts...) == nil)
+		if r.matched == nil {
+			r.matched = map[matchKey]bool{}
 		}
-		if !ok {
-			return invalid
-		}
+		r.matched[key] = ok
 	}
-	return valid
+	return is(ok)
 }
 
 // quick is the compiled form of a document's response bodies.
