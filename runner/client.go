@@ -43,6 +43,8 @@ func setupHalt(err error) (int, string) {
 		return ExitFail, "the target answers its own API wrongly: " + err.Error()
 	case errors.As(err, &de):
 		return ExitUsage, err.Error()
+	case errors.As(err, &te) && (te.Kind == client.KindTooLarge || te.Kind == client.KindProtocol):
+		return ExitFail, "the target answers its own API wrongly: " + err.Error()
 	case errors.As(err, &te):
 		return ExitUnreachable, "the target could not be reached: " + err.Error()
 	case errors.As(err, &ue):

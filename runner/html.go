@@ -56,11 +56,11 @@ func (r *Result) htmlView() htmlView {
 	seen := map[string]bool{}
 	for _, q := range r.Requirements {
 		for _, c := range q.Checks {
-			if seen[c.Name] {
-				continue
+			if seen[c.Name] || c.checkOutcome() != c.Outcome {
+				continue // listed where the check gave its own outcome
 			}
 			seen[c.Name] = true
-			switch c.Outcome {
+			switch c.checkOutcome() {
 			case Blocked:
 				blockedBy[c.BlockedBy] = append(blockedBy[c.BlockedBy], c)
 			case Error, Inconclusive:

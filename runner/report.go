@@ -77,9 +77,10 @@ type CheckResult struct {
 	// whole is the check's own outcome where Outcome is its outcome for one
 	// requirement (see outcomeFor).
 	whole Outcome
-	// end is when the check finished, to tell checks cut short by a
-	// stopped run from checks that ended before.
-	end time.Time
+	// start and end bound the check in time: checks run one at a time, so
+	// an exchange recorded in between is the check's (a 429 answer, or the
+	// moment a stopped run cut the check short).
+	start, end time.Time
 }
 
 // Caps on what a report keeps, so its size is bounded whatever the target
@@ -92,6 +93,14 @@ const (
 func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed uint64, url string, d time.Duration, rec *client.Recorder) *Result {
 	cat, _ := spec.LoadCatalogue()
 	res := &Result{Profile: p, Target: url, Seed: seed, Duration: d, Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{}}
+	var refused []time.Time // when the target answered 429 or 503
+	if rec != nil {
+		for _, x := range rec.Exchanges() {
+			if x.Status == 429 || x.Status == 503 {
+				refused = append(refused, x.Time)
+			}
+		}
+	}
 	byID := map[string][]CheckResult{}
 	for _, sr := range r.SpecReports {
 		if sr.LeafNodeType != types.NodeTypeIt {
@@ -104,6 +113,12 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 		cr := checkResult(sr)
 		if !selected[cr.Name] {
 			cr.Outcome, cr.Message = NotRun, "not selected (--label-filter, --focus)"
+		}
+		if cr.Outcome == Error && refusedDuring(refused, cr.start, cr.end) {
+			// Out of time or answers while waiting out 429/503: no verdict
+			// on the server, and not its environment's fault either.
+			cr.Outcome = Inconclusive
+			cr.Message = cutMessage("the target answered 429 or 503 while the check ran\n" + cr.Message)
 		}
 		for _, id := range cr.IDs {
 			c := cr // as listed under id: blocked where it failed on another of its requirements
@@ -146,6 +161,15 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 	return res
 }
 
+func refusedDuring(times []time.Time, start, end time.Time) bool {
+	for _, t := range times {
+		if !t.Before(start) && !t.After(end) {
+			return true
+		}
+	}
+	return false
+}
+
 // tally computes the requirement verdicts and the counts from the checks.
 func (res *Result) tally(selected map[string]bool) {
 	clear(res.Counts)
@@ -180,7 +204,7 @@ func (res *Result) tally(selected map[string]bool) {
 // entries the check left.
 func checkResult(sr types.SpecReport) CheckResult {
 	cr := CheckResult{Name: sr.FullText(), Area: areaOf(sr.ContainerHierarchyTexts), IDs: conformance.RequirementIDs(sr.Labels()), Message: strings.TrimSpace(sr.Failure.Message),
-		Duration: sr.RunTime, end: sr.EndTime}
+		Duration: sr.RunTime, start: sr.StartTime, end: sr.EndTime}
 	entry := func(name string) (string, bool) {
 		for _, e := range sr.ReportEntries {
 			if e.Name == name {
@@ -266,8 +290,8 @@ func (res *Result) markStopped(reason string, at time.Time) {
 			switch {
 			case c.Outcome == NotRun && c.Message == "":
 				c.Message = "not run: " + reason
-			case (c.Outcome == Error || c.Outcome == Fail || c.Outcome == Blocked || c.Outcome == Inconclusive) && !c.end.IsZero() && !c.end.Before(at):
-				c.Outcome, c.BlockedBy = Error, ""
+			case (c.checkOutcome() == Error || c.checkOutcome() == Fail || c.checkOutcome() == Blocked || c.checkOutcome() == Inconclusive) && !c.end.IsZero() && !c.end.Before(at):
+				c.Outcome, c.whole, c.BlockedBy = Error, Error, ""
 				c.Message = cutMessage("interrupted: " + reason + "\n" + c.Message)
 			}
 		}
@@ -328,7 +352,7 @@ func (r *Result) Print(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "\nVerdict per requirement (profile %s):\n", r.Profile)
-	shown := map[string]bool{} // checks whose text was printed under an earlier requirement
+	shown := map[string]bool{} // checks (and outcome) whose text was printed under an earlier requirement
 	for _, q := range r.Requirements {
 		if q.Verdict == NotRun {
 			continue // counted below; the reason is the run's
@@ -348,12 +372,12 @@ func (r *Result) Print(w io.Writer) {
 			switch {
 			case c.BlockedBy != "":
 				fmt.Fprintf(w, "                 blocked by %s (its own check says why)\n", c.BlockedBy)
-			case shown[c.Name]:
+			case shown[c.Name+c.Outcome.String()]:
 				fmt.Fprintf(w, "                 (the same check as above)\n")
 			case c.Message != "":
 				fmt.Fprintf(w, "                 %s\n", strings.ReplaceAll(c.Message, "\n", "\n                 "))
 			}
-			shown[c.Name] = true
+			shown[c.Name+c.Outcome.String()] = true
 		}
 	}
 	for _, id := range r.Fixed {
