@@ -192,8 +192,13 @@ func (r *Recorder) add(e *Exchange) {
 		drop++
 	}
 	if drop > 0 {
-		r.all = append([]*Exchange(nil), r.all[drop:]...)
-		r.sizes = append([]int64(nil), r.sizes[drop:]...)
+		// Reslicing, not copying: a full recorder drops one exchange per
+		// request, and copying every kept one each time made a request cost
+		// as much as the recorder holds. The dropped slots are cleared so
+		// their exchanges can be collected; append moves the kept ones to a
+		// new array when the old one runs out.
+		clear(r.all[:drop])
+		r.all, r.sizes = r.all[drop:], r.sizes[drop:]
 	}
 }
 
@@ -217,8 +222,8 @@ func (c *Client) record(r Request, req *http.Request, body []byte, out *Response
 	e := &Exchange{
 		Time: time.Now().UTC(), Operation: out.Operation, Method: req.Method,
 		URL:           c.red.Cut(tokenParam.ReplaceAllString(req.URL.String(), "${1}"+c.red.Marker()), MaxRecordedURL),
-		RequestHeader: c.boundHeader(req.Header, true), RequestBody: c.red.Cut(string(body), MaxRecordedBody), Invalid: r.Invalid,
-		Status: out.Status, ResponseHeader: c.boundHeader(out.Header, false), ResponseBody: c.red.Cut(string(out.Body), MaxRecordedBody),
+		RequestHeader: c.boundHeader(req.Header, true), RequestBody: c.red.cutBytes(body, MaxRecordedBody), Invalid: r.Invalid,
+		Status: out.Status, ResponseHeader: c.boundHeader(out.Header, false), ResponseBody: c.red.cutBytes(out.Body, MaxRecordedBody),
 		Duration: d, Violations: out.Violations, Reproduce: c.reproduce(req, body),
 	}
 	if c.cfg.Recorder != nil {

@@ -231,6 +231,20 @@ func (r *Redactor) Cut(s string, limit int) string {
 	return out
 }
 
+// cutBytes is Cut(string(b), limit), without copying more of b than the
+// window Cut reads (a body may be megabytes; a record keeps a few KiB).
+func (r *Redactor) cutBytes(b []byte, limit int) string {
+	if limit <= 0 || len(b) <= limit {
+		return r.Cut(string(b), limit)
+	}
+	span := 1 // validCut looks at the byte at limit
+	if r != nil {
+		span = max(span, r.maxSpan)
+	}
+	out, _ := r.cutFunc(string(b[:min(len(b), limit+span)]), limit, func(int) string { return r.Marker() })
+	return out + fmt.Sprintf("… [cut: %d bytes total]", len(b))
+}
+
 // cutFunc is ReplaceFunc keeping only the text before limit (counted in s);
 // cut reports whether anything was left out.
 func (r *Redactor) cutFunc(s string, limit int, repl func(int) string) (_ string, cut bool) {

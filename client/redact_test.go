@@ -347,3 +347,33 @@ func FuzzRedactor(f *testing.F) {
 		}
 	})
 }
+
+// cutBytes must give what Cut gives for the same text: secrets placed
+// across the cut in each encoding, multi-byte runes around it, and no
+// secrets at all.
+func TestCutBytesIsCut(t *testing.T) {
+	tok := "tok&en<2>+\"é"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, r := range []*Redactor{nil, NewRedactor(), NewRedactor(tok, "k9")} {
+		for name, enc := range encoders() {
+			for range 20 {
+				limit := 1 + rng.IntN(60)
+				var b strings.Builder
+				for b.Len() < limit+rng.IntN(80) {
+					switch rng.IntN(4) {
+					case 0:
+						b.WriteString(enc(tok))
+					case 1:
+						b.WriteString("é€")
+					default:
+						b.WriteByte(byte('a' + rng.IntN(26)))
+					}
+				}
+				s := b.String()
+				if got, want := r.cutBytes([]byte(s), limit), r.Cut(s, limit); got != want {
+					t.Fatalf("%s, limit %d, %q:\ncutBytes %q\nCut      %q", name, limit, s, got, want)
+				}
+			}
+		}
+	}
+}
