@@ -85,6 +85,10 @@ func blame(op string, v spec.Violation) string {
 	case "getUnreadItems":
 		return "UNREAD-SHAPE"
 	case "listMessages", "getMessage", "sendMessage", "updateMessage":
+		if op != "listMessages" && (path == "" && v.Rule == "type" || path == "id" && v.Rule == "required") {
+			// Not a message at all: the operation did not answer with one.
+			return operationRequirement[op]
+		}
 		switch first {
 		case "":
 			if op == "listMessages" {

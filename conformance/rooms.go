@@ -126,7 +126,9 @@ func roomSpecs(d decl) {
 	Describe("GET /v1/user/{userId}/orgs", func() {
 		d.it("lists organisation entries, each with its room only when one exists", reqs("ORG-LIST", "ORG-ROOM"), func(e *Env) {
 			var orgs []Organisation
-			e.step("ORG-LIST", func() { expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"}), &orgs) })
+			e.step("ORG-LIST", func() {
+				expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"}), &orgs)
+			})
 			if len(orgs) == 0 {
 				Skip("user 1 belongs to no organisation")
 			}
@@ -145,7 +147,9 @@ func roomSpecs(d decl) {
 	Describe("GET /v1/user/{userId}/repos", func() {
 		d.it("lists repository entries, each with its room only when one exists", reqs("REPO-LIST", "REPO-ROOM"), func(e *Env) {
 			var repos []Repository
-			e.step("REPO-LIST", func() { expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"}), &repos) })
+			e.step("REPO-LIST", func() {
+				expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"}), &repos)
+			})
 			if len(repos) == 0 {
 				Skip("user 1 has no repository")
 			}
