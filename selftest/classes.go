@@ -237,10 +237,12 @@ func classFaults() []Fault {
 					r["oneToOne"] = false
 				}
 			})),
-		fault("ROOM-ONE-TO-ONE", Shape, "one-to-one rooms carry no user",
+		// (A one-to-one room without user conforms: which room fields are
+		// always present is not shown. minimal-rooms covers it.)
+		fault("ROOM-ONE-TO-ONE", Shape, "repository rooms say oneToOne true",
 			roomList(func(r map[string]any) {
-				if r["oneToOne"] == true {
-					delete(r, "user")
+				if r["platformType"] == "REPO" {
+					r["oneToOne"] = true
 				}
 			})),
 		fault("ROOM-ONE-TO-ONE", WrongSubject, "a one-to-one room's user is the caller, not the other participant",
@@ -829,6 +831,15 @@ func classFaults() []Fault {
 				return next()
 			}))),
 	)
+	// Last, so the names of the faults above keep their numbers.
+	add(fault("MSG-SHAPE", Shape, "empty urls, mentions and issues are left out of messages",
+		messages("msgs", func(c *call, m map[string]any) {
+			for _, k := range []string{"urls", "mentions", "issues"} {
+				if l, ok := m[k].([]any); ok && len(l) == 0 {
+					delete(m, k)
+				}
+			}
+		})))
 	return fs
 }
 

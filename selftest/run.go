@@ -30,10 +30,17 @@ type Options struct {
 	Binary string
 	// Seed seeds the world and every child run; 0 means 1.
 	Seed uint64
-	// Parallel is how many runs go at a time; 0 means runtime.NumCPU().
+	// Parallel is how many runs go at a time; 0 means twice
+	// runtime.NumCPU() (a run spends much of its time waiting out the
+	// window in which search and unread state may lag).
 	Parallel int
 	// Only keeps the faults and variants whose name contains it.
 	Only string
+	// Full runs every fault against the whole core profile. By default a
+	// fault's run selects only the checks labelled with the requirement it
+	// breaks (--label-filter), since the question is whether those checks
+	// catch it; variants always run the whole core profile.
+	Full bool
 	// Env is added to each child's environment (from which CHAT_* is
 	// removed, so a child always checks the server it is given).
 	Env []string
@@ -52,10 +59,18 @@ type Result struct {
 	Class    string // a fault's class
 	What     string
 	Survives string // a fault's written reason for surviving
-	Code     int    // the child's exit code
-	Failed   []FailedCheck
-	// Caught: a fault made the child exit 1 with a failing check under
-	// the fault's own requirement id.
+	// FalseFailure is a variant's note on checks known to fail it.
+	FalseFailure string
+	Code         int // the child's exit code
+	Failed       []FailedCheck
+	// Verdicts is the child's verdict on each requirement it judged
+	// (FAIL, BLOCKED, PASS ...), by requirement id.
+	Verdicts map[string]string
+	// Halted is why the child stopped before judging its checks (the
+	// report's halted), when it did.
+	Halted string
+	// Caught: a fault made the child exit 1 with the verdict FAIL on the
+	// fault's own requirement.
 	Caught bool
 	Err    string // a harness problem, when there was one
 	Took   time.Duration
@@ -65,9 +80,10 @@ type Result struct {
 // ERROR), with the requirement ids it was reported under.
 type FailedCheck struct {
 	Name      string
-	Outcome   string // FAIL, BLOCKED or ERROR
+	Outcome   string // FAIL when it failed any requirement, else BLOCKED or ERROR
 	BlockedBy string
-	Reqs      []string
+	Reqs      []string // every requirement it did not pass
+	Fails     []string // the requirements it failed (a check verifying several fails only the one it broke on)
 	Message   string
 }
 
@@ -86,7 +102,7 @@ func Run(ctx context.Context, opt Options) (*Matrix, error) {
 		opt.Seed = 1
 	}
 	if opt.Parallel <= 0 {
-		opt.Parallel = runtime.NumCPU()
+		opt.Parallel = 2 * runtime.NumCPU()
 	}
 	var jobs []*job
 	for _, f := range Faults() {
@@ -96,7 +112,7 @@ func Run(ctx context.Context, opt Options) (*Matrix, error) {
 	}
 	for _, v := range Variants() {
 		if strings.Contains(v.Name, opt.Only) {
-			jobs = append(jobs, &job{variant: &v, res: Result{Kind: "variant", Name: v.Name, What: v.What}})
+			jobs = append(jobs, &job{variant: &v, res: Result{Kind: "variant", Name: v.Name, What: v.What, FalseFailure: v.FalseFailure}})
 		}
 	}
 	if len(jobs) == 0 {
@@ -131,7 +147,7 @@ func Run(ctx context.Context, opt Options) (*Matrix, error) {
 			defer wg.Done()
 			for i := range work {
 				j := jobs[i]
-				j.run(ctx, runSetup{world: world, cert: cert, caFile: caFile, dir: dir, seq: i, seed: opt.Seed, bin: opt.Binary, env: env})
+				j.run(ctx, runSetup{world: world, cert: cert, caFile: caFile, dir: dir, seq: i, seed: opt.Seed, bin: opt.Binary, env: env, full: opt.Full})
 				if opt.Progress != nil {
 					progress.Lock()
 					fmt.Fprintln(opt.Progress, j.res.line())
@@ -146,7 +162,7 @@ func Run(ctx context.Context, opt Options) (*Matrix, error) {
 	close(work)
 	wg.Wait()
 
-	m := &Matrix{Seed: opt.Seed, Took: time.Since(start)}
+	m := &Matrix{Seed: opt.Seed, Full: opt.Full, Took: time.Since(start)}
 	for _, j := range jobs {
 		m.Results = append(m.Results, j.res)
 	}
@@ -168,6 +184,7 @@ type runSetup struct {
 	seed   uint64
 	bin    string
 	env    []string
+	full   bool
 }
 
 // run serves the decorated reference, describes it, runs the child and
@@ -183,8 +200,11 @@ func (j *job) run(ctx context.Context, s runSetup) {
 		return
 	}
 	defer stop()
-	cmd := exec.CommandContext(ctx, s.bin, "--target", desc, "--profile", "core", "--seed", fmt.Sprint(s.seed),
-		"--json", report, "--eventually", "3s")
+	args := []string{"--target", desc, "--profile", "core", "--seed", fmt.Sprint(s.seed), "--json", report, "--eventually", "3s"}
+	if j.fault != nil && !s.full {
+		args = append(args, "--label-filter", j.fault.Req)
+	}
+	cmd := exec.CommandContext(ctx, s.bin, args...)
 	cmd.Env = s.env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -197,20 +217,19 @@ func (j *job) run(ctx context.Context, s runSetup) {
 		j.res.Code, j.res.Err = exitHarness, err.Error()
 		return
 	}
-	failed, err := readReport(report)
+	failed, verdicts, halted, err := readReport(report)
 	if err != nil {
 		j.res.Err = fmt.Sprintf("exit %d, no report (%v); output: %s", j.res.Code, err, tail(out.String(), 600))
 		return
 	}
-	j.res.Failed = failed
+	j.res.Failed, j.res.Verdicts, j.res.Halted = failed, verdicts, halted
 	if j.res.Code != exitPass && j.res.Code != exitFail {
 		j.res.Err = fmt.Sprintf("exit %d; output: %s", j.res.Code, tail(out.String(), 600))
 	}
 	if j.fault != nil && j.res.Code == exitFail {
+		j.res.Caught = verdicts[j.fault.Req] == "FAIL"
 		for _, f := range failed {
-			if f.Outcome == "FAIL" && contains(f.Reqs, j.fault.Req) {
-				j.res.Caught = true
-			}
+			j.res.Caught = j.res.Caught || contains(f.Fails, j.fault.Req)
 		}
 	}
 }
@@ -321,9 +340,11 @@ func serve(h http.Handler, cert tls.Certificate, plain, http1 bool) (string, fun
 // report is the part of a chatconform JSON report the self-test reads.
 // Newer reports give each check an outcome; older ones a state.
 type report struct {
+	Halted       string `json:"halted"`
 	Requirements []struct {
-		ID     string `json:"id"`
-		Checks []struct {
+		ID      string `json:"id"`
+		Verdict string `json:"verdict"`
+		Checks  []struct {
 			Name      string `json:"name"`
 			Outcome   string `json:"outcome"`
 			BlockedBy string `json:"blockedBy"`
@@ -334,19 +355,22 @@ type report struct {
 }
 
 // readReport lists the checks of a report that failed, were blocked or
-// broke, each with every requirement it was listed under.
-func readReport(path string) ([]FailedCheck, error) {
+// broke, each with every requirement it was listed under, and the verdict
+// on each requirement.
+func readReport(path string) (failed []FailedCheck, verdicts map[string]string, halted string, err error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	var r report
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	byName := map[string]*FailedCheck{}
 	var out []*FailedCheck
+	verdicts = map[string]string{}
 	for _, req := range r.Requirements {
+		verdicts[req.ID] = req.Verdict
 		for _, c := range req.Checks {
 			outcome := c.Outcome
 			if c.State == "failed" {
@@ -357,9 +381,16 @@ func readReport(path string) ([]FailedCheck, error) {
 			}
 			f := byName[c.Name]
 			if f == nil {
-				f = &FailedCheck{Name: c.Name, Outcome: outcome, BlockedBy: c.BlockedBy, Message: c.Message}
+				f = &FailedCheck{Name: c.Name, Outcome: outcome, Message: c.Message}
 				byName[c.Name] = f
 				out = append(out, f)
+			}
+			if outcome == "FAIL" {
+				f.Outcome = "FAIL"
+				f.Fails = append(f.Fails, req.ID)
+			}
+			if f.BlockedBy == "" && c.BlockedBy != req.ID {
+				f.BlockedBy = c.BlockedBy
 			}
 			if !contains(f.Reqs, req.ID) {
 				f.Reqs = append(f.Reqs, req.ID)
@@ -367,11 +398,11 @@ func readReport(path string) ([]FailedCheck, error) {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	list := make([]FailedCheck, len(out))
+	failed = make([]FailedCheck, len(out))
 	for i, f := range out {
-		list[i] = *f
+		failed[i] = *f
 	}
-	return list, nil
+	return failed, verdicts, r.Halted, nil
 }
 
 // childEnv is this process's environment without CHAT_*, plus extra.

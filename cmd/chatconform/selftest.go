@@ -13,11 +13,12 @@ import (
 	planted "github.com/chatrooms/conformance/selftest"
 )
 
-const selftestUsage = `chatconform selftest proves the checks: it runs the core profile once per
-planted fault against the reference server decorated with that fault (each
-must be caught by a check labelled with the requirement it breaks, or carry a
-written reason why it survives) and once per conforming variant (each must
-pass). It prints the kill matrix and writes it to a file.
+const selftestUsage = `chatconform selftest proves the checks: once per planted fault it runs the
+core checks labelled with the requirement the fault breaks (--full: the
+whole core profile) against the reference server decorated with that fault;
+each fault must be caught by a check of its requirement, or carry a written
+reason why it survives. Once per conforming variant it runs the whole core
+profile, which must pass. It prints the kill matrix and writes it to a file.
 
 Usage:
   chatconform selftest [flags]
@@ -30,8 +31,9 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, selftestUsage); fs.PrintDefaults() }
 	matrix := fs.String("matrix", "selftest-matrix.txt", "write the kill matrix to this `file`")
-	parallel := fs.Int("parallel", runtime.NumCPU(), "runs at a time")
+	parallel := fs.Int("parallel", 2*runtime.NumCPU(), "runs at a time")
 	seed := fs.Uint64("seed", 1, "seed of the world and of every run")
+	full := fs.Bool("full", false, "run every fault against the whole core profile, not only the checks of its requirement")
 	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`")
 	serve := fs.String("serve", "", "serve the reference decorated with the fault or variant of this `name` and write its target description to selftest-target.json, until interrupted")
 	if err := fs.Parse(args); err != nil {
@@ -60,8 +62,8 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "chatconform selftest:", err)
 		return exitHarness
 	}
-	fmt.Fprintf(stdout, "chatconform selftest: seed %d, %d at a time\n", *seed, *parallel)
-	m, err := planted.Run(ctx, planted.Options{Binary: exe, Seed: *seed, Parallel: *parallel, Only: *only,
+	fmt.Fprintf(stdout, "chatconform selftest: seed %d, %d at a time, full %t\n", *seed, *parallel, *full)
+	m, err := planted.Run(ctx, planted.Options{Binary: exe, Seed: *seed, Parallel: *parallel, Only: *only, Full: *full,
 		Env: []string{"CHATCONFORM_MAIN=1"}, Progress: stdout})
 	if errors.Is(err, planted.ErrNothingSelected) {
 		fmt.Fprintln(stderr, "chatconform selftest:", err)
