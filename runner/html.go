@@ -111,7 +111,7 @@ h1{font-size:1.5em;margin:0 0 .3em}h2{font-size:1.2em;margin:1.6em 0 .5em;border
 .counts span{display:inline-block;margin:.2em .8em .2em 0;padding:.1em .5em;border-radius:4px;background:#f2f2f2}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;background:#f7f7f7;padding:.6em;border-radius:4px;margin:.4em 0;font-size:13px}
 table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;text-align:left;vertical-align:top;border-bottom:1px solid #eee;overflow-wrap:anywhere}
-.o{font-weight:bold;white-space:nowrap}.PASS{color:#064}.FAIL{color:#b00}.BLOCKED,.ERROR,.INCONCLUSIVE{color:#a60}.KNOWN{color:#559}.SKIP,.N\/A,.NOT{color:#777}
+.o,.id{font-weight:bold;white-space:nowrap}.PASS{color:#064}.FAIL{color:#b00}.BLOCKED,.ERROR,.INCONCLUSIVE{color:#a60}.KNOWN{color:#559}.SKIP,.N\/A,.NOT{color:#777}
 .cause{border-left:4px solid #b00;padding:.2em 0 .2em .8em;margin:1em 0}.cause.known{border-color:#559}
 details summary{cursor:pointer}small{color:#666}
 </style></head>
@@ -122,7 +122,7 @@ details summary{cursor:pointer}small{color:#666}
 <p>Profile <b>{{.Profile}}</b>, target <code>{{.Target}}</code>, seed {{.Seed}} (replay with <code>--seed {{.Seed}}</code>), {{.Requests}} requests in {{.Took}}.</p>
 {{if .Halted}}<p class="banner error" id="halted">The run stopped early: {{.Halted}}</p>{{end}}
 {{range .Fixed}}<p class="banner fail">{{.}} is listed in the baseline but now passes: remove it from the baseline.</p>{{end}}
-{{if .RootCauses}}<h2 id="failures">Failures ({{len .RootCauses}} requirements; {{.BlockedTotal}} checks blocked by them)</h2>
+{{if .RootCauses}}<h2 id="failures">Failing requirements: {{len .RootCauses}}; checks blocked by them: {{.BlockedTotal}}</h2>
 {{range .RootCauses}}{{template "cause" .}}{{end}}{{end}}
 {{if .Unjudged}}<h2 id="unjudged">Could not judge ({{len .Unjudged}} checks)</h2>
 {{range .Unjudged}}<div class="cause known"><span class="o {{.Outcome}}">{{.Outcome}}</span> {{.Name}} <small>[{{range $i, $id := .IDs}}{{if $i}}, {{end}}{{$id}}{{end}}]</small>
@@ -131,7 +131,7 @@ details summary{cursor:pointer}small{color:#666}
 {{range .KnownCauses}}{{template "cause" .}}{{end}}{{end}}
 <h2 id="requirements">Every requirement</h2>
 <table><tr><th>Verdict</th><th>Requirement</th><th>Statement</th><th>Checks</th></tr>
-{{range .Requirements}}<tr><td class="o {{.Verdict}}">{{.Verdict}}</td><td>{{.ID}}<br><small>{{.Level}}</small></td><td>{{.Text}}<br><small>{{.Section}}</small>{{if .Reason}}<br><small>{{.Reason}}</small>{{end}}{{if .Known}}<br><small>known failure: {{.Known}}</small>{{end}}</td>
+{{range .Requirements}}<tr><td class="o {{.Verdict}}">{{.Verdict}}</td><td class="id">{{.ID}}<br><small>{{.Level}}</small></td><td>{{.Text}}<br><small>{{.Section}}</small>{{if .Reason}}<br><small>{{.Reason}}</small>{{end}}{{if .Known}}<br><small>known failure: {{.Known}}</small>{{end}}</td>
 <td>{{range .Checks}}<div><span class="o {{.Outcome}}">{{.Outcome}}</span> {{.Name}}{{if .Duration}} <small>{{readable .Duration}}</small>{{end}}{{if .BlockedBy}} <small>(blocked by {{.BlockedBy}})</small>{{end}}</div>{{end}}</td></tr>
 {{end}}</table>
 {{if .Exchanges}}<h2 id="exchanges">Exchanges that broke the document or answered 5xx</h2>

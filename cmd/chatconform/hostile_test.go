@@ -172,13 +172,23 @@ func TestEchoingServerLeaksNoTokenInAnyOutput(t *testing.T) {
 	if o.checkRows()["FAIL"] == 0 {
 		t.Errorf("the echoing server failed no check: %v", o.checkRows())
 	}
-	for name, text := range o.all() {
+	outputs := o.all()
+	_, outputs["console -v"] = chatconform(t, "--target", desc, "--seed", "5", "--timeout", "5s", "-v")
+	if !strings.Contains(outputs["console -v"], "Ran ") {
+		t.Error("-v did not print Ginkgo's report")
+	}
+	for name, text := range outputs {
 		for _, tok := range tokens {
 			for _, f := range forms(tok) {
 				if i := strings.Index(text, f); i >= 0 {
 					t.Errorf("%s holds token %q as %q: …%s…", name, tok, f, text[max(0, i-80):min(len(text), i+len(f)+40)])
 				}
 			}
+		}
+	}
+	for name, text := range outputs {
+		if !strings.Contains(text, "REDACTED") {
+			t.Errorf("%s shows no redacted echo: the test did not exercise redaction there", name)
 		}
 	}
 	if !strings.Contains(o.json, "$CHAT_TOKEN") {

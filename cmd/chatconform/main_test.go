@@ -144,10 +144,15 @@ func TestRepeatedCoreRunsAgreeOnALongLivedServer(t *testing.T) {
 	}
 	var first map[string]string
 	for i, seed := range []string{"11", "22", "33"} {
-		report := filepath.Join(dir, "run"+seed+".json")
-		code, out := chatconform(t, "--target", desc, "--profile", "core", "--seed", seed, "--json", report)
+		report, junit := filepath.Join(dir, "run"+seed+".json"), filepath.Join(dir, "run"+seed+".xml")
+		code, out := chatconform(t, "--target", desc, "--profile", "core", "--seed", seed, "--json", report, "--junit", junit)
 		if code != 0 {
 			t.Fatalf("run %d (seed %s) exit %d\n%s", i+1, seed, code, out)
+		}
+		// A core run lists only core checks: the reference-only ones are
+		// not part of it, not even as skipped.
+		if x, err := os.ReadFile(junit); err != nil || strings.Contains(string(x), `classname="Reference decisions`) {
+			t.Errorf("run %d: the JUnit report lists checks that are not part of a core run (%v)", i+1, err)
 		}
 		var res runner.Result
 		raw, err := os.ReadFile(report)
