@@ -39,6 +39,12 @@ Examples:
   # Try it with curl (tokens and room ids are in the target description):
   curl --cacert target-ca.pem -H "Authorization: Bearer $TOKEN" https://127.0.0.1:8443/v1/user
 
+Limits (meant for a server shared by many clients; see go doc reference):
+  a request's headers must arrive within 5s and the whole request within 15s;
+  a response must be read within 15s; idle connections close after 30s;
+  at most 4096 connections and 64 HTTP/2 streams per connection; a room keeps
+  its newest 20,000 messages and 8 MiB of text, evicting the oldest.
+
 Flags:
 `
 

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatrooms/conformance/reference"
 	"github.com/chatrooms/conformance/target"
 )
 
@@ -89,6 +91,21 @@ func TestRunRefusesBadFlags(t *testing.T) {
 		var out, errw bytes.Buffer
 		if err := run(context.Background(), args, func(string) string { return "" }, &out, &errw, options{}); err == nil {
 			t.Errorf("%v accepted", args)
+		}
+	}
+}
+
+// The limits the help text states are the server's.
+func TestUsageStatesTheServerLimits(t *testing.T) {
+	for _, want := range []string{
+		"within " + reference.ReadHeaderTimeout.String(), "whole request within " + reference.ReadTimeout.String(),
+		"read within " + reference.WriteTimeout.String(), "close after " + reference.IdleTimeout.String(),
+		fmt.Sprintf("at most %d connections", reference.MaxConnections), fmt.Sprintf("%d HTTP/2 streams", reference.MaxConcurrentStreams),
+		fmt.Sprintf("newest %d,%03d messages", reference.MaxRoomMessages/1000, reference.MaxRoomMessages%1000),
+		fmt.Sprintf("%d MiB of text", reference.MaxRoomText>>20),
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(usage), " "), want) {
+			t.Errorf("usage does not say %q", want)
 		}
 	}
 }
