@@ -174,3 +174,46 @@ func TestRepeatedCoreRunsAgreeOnALongLivedServer(t *testing.T) {
 		}
 	}
 }
+
+// chatconform diff: exit 1 when the newer report fails a requirement the
+// older did not, 0 when it only fixes or changes others.
+func TestDiffCommand(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, verdicts string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(`{"requirements":[`+verdicts+`]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old := write("old.json", `{"id":"MSG-SEND-200","verdict":"PASS"},{"id":"USER-SHAPE","verdict":"FAIL"},{"id":"ROOM-LIST","verdict":"PASS"}`)
+	regressed := write("new.json", `{"id":"MSG-SEND-200","verdict":"FAIL"},{"id":"USER-SHAPE","verdict":"PASS"},{"id":"ROOM-LIST","verdict":"ERROR"}`)
+	fixed := write("fixed.json", `{"id":"MSG-SEND-200","verdict":"PASS"},{"id":"USER-SHAPE","verdict":"PASS"},{"id":"ROOM-LIST","verdict":"PASS"}`)
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"diff", old, regressed}, func(string) string { return "" }, &out, &out); code != 1 ||
+		!strings.Contains(out.String(), "New failures (1):\n  MSG-SEND-200") || !strings.Contains(out.String(), "Fixed (1):\n  USER-SHAPE") || !strings.Contains(out.String(), "ROOM-LIST") {
+		t.Errorf("regression: exit %d\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"diff", old, fixed}, func(string) string { return "" }, &out, &out); code != 0 || !strings.Contains(out.String(), "no regression") {
+		t.Errorf("fix only: exit %d\n%s", code, out.String())
+	}
+}
+
+// A baseline entry whose requirement now passes fails the run until it is
+// removed; a run with an empty baseline passes.
+func TestBaselineEntryThatNowPassesFailsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "known.yaml")
+	_ = os.WriteFile(stale, []byte("known:\n  USER-SHAPE: was broken in 1.2\n"), 0o644)
+	code, out := chatconform(t, "--seed", "12", "--label-filter", "USER-SHAPE || MSG-SEND-200", "--baseline", stale)
+	if code != 1 || !strings.Contains(out, "USER-SHAPE now passes: remove it from the baseline") {
+		t.Errorf("stale entry: exit %d\n%s", code, out)
+	}
+	written := filepath.Join(dir, "written.yaml")
+	code, out = chatconform(t, "--seed", "12", "--label-filter", "USER-SHAPE", "--write-baseline", written)
+	raw, _ := os.ReadFile(written)
+	if code != 0 || !strings.Contains(string(raw), "known: {}") {
+		t.Errorf("write-baseline of a passing run: exit %d\n%s\n%s", code, out, raw)
+	}
+}
