@@ -244,3 +244,55 @@ func FuzzQuickPath(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQuickPathFields fills the fields of an otherwise valid message and
+// room with any strings and numbers, so that the quick path's string,
+// pattern, format and number checks (and the escapes encoding/json writes)
+// meet values near the edges, and holds CheckResponse to kin-openapi's
+// answer.
+func FuzzQuickPathFields(f *testing.F) {
+	f.Add("5f1a0c2b9d3e4f5a6b7c8d91", "2026-11-02T09:14:03.120Z", "/ada", "https://a.example/x", "REPO", 1.0, 0.0)
+	f.Add("5F1A0C2B9D3E4F5A6B7C8D91", "2026-11-02T09:14:03+00:00", "ada", "mailto:x@y", "ORG", 1.5, -1.0)
+	f.Add("\u00e9<&>\"\\", "2026-13-02T09:14:03Z", "/\n", "not a uri", "ONETOONE", 1e300, 2e9)
+	f.Add("\xff\xfe", "2026-11-02T09:14:03.120Z\n", "//x", "https://[::1]:80/", "USER_CHANNEL", 0.0, 9007199254740993.0)
+	validators := map[Profile]*Validator{}
+	for _, p := range Profiles {
+		v, err := MustLoad(p).NewValidator("")
+		if err != nil {
+			f.Fatal(err)
+		}
+		validators[p] = v
+	}
+	header := http.Header{"Content-Type": {"application/json"}}
+	f.Fuzz(func(t *testing.T, id, stamp, url, uri, platform string, v, n float64) {
+		m := message()
+		m["id"], m["sent"], m["editedAt"], m["v"], m["readBy"] = id, stamp, stamp, v, n
+		from := m["fromUser"].(map[string]any)
+		from["id"], from["url"], from["avatarUrlSmall"], from["v"] = id, url, uri, v
+		r := groupRoom()
+		r["id"], r["url"], r["uri"], r["platformType"], r["lastAccessTime"], r["userCount"] = id, url, uri, platform, stamp, n
+		bodies := []struct {
+			method, path string
+			body         any
+		}{{"GET", msgPath, []any{message(), m}}, {"GET", onePath, m}, {"GET", roomPath, []any{r}}}
+		ctx := context.Background()
+		for _, p := range Profiles {
+			val := validators[p]
+			for _, b := range bodies {
+				raw, err := json.Marshal(b.body)
+				if err != nil {
+					return // NaN or an infinity: not JSON
+				}
+				req := httptest.NewRequest(b.method, "https://x"+b.path, nil)
+				route, params, err := val.router.FindRoute(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := val.fullResponse(ctx, req, route, params, 200, header, raw)
+				if _, got := val.CheckResponse(ctx, req, 200, header, raw); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s %s %s:\n got %v\nwant %v", p, b.method, raw, got, want)
+				}
+			}
+		}
+	})
+}
