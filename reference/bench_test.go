@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chatrooms/conformance/fixtures"
 )
@@ -67,20 +66,10 @@ func BenchmarkEdit(b *testing.B) {
 
 // A world with one extra room of a million short messages, built once.
 var millionRoom = sync.OnceValues(func() (*Server, string) {
-	base := testWorld()
-	w := *base
-	w.Rooms = append([]fixtures.Room(nil), base.Rooms...)
 	const n = 1_000_000
-	msgs := make([]fixtures.Message, n)
-	start := fixtures.Epoch.Add(-400 * 24 * time.Hour)
-	for i := range msgs {
-		t := start.Add(time.Duration(i) * time.Second)
-		msgs[i] = fixtures.Message{ID: fmt.Sprintf("%08x%016x", uint32(t.Unix()), i), From: base.Users[i%2].ID,
-			Text: fmt.Sprintf("message %d", i), Sent: t, V: 1, ReadBy: []string{base.Users[(i+1)%2].ID}}
-	}
-	w.Rooms = append(w.Rooms, fixtures.Room{ID: strings.Repeat("e", 24), Name: "million", URI: "million", Kind: fixtures.Org,
-		Security: "PUBLIC", Members: []string{base.Users[0].ID, base.Users[1].ID}, V: 1, Messages: msgs})
-	return New(&w, Config{}), msgs[n/100].ID + " " + msgs[n-200].ID
+	w := fixtures.WithRoom(testWorld(), strings.Repeat("e", 24), n, func(i int) string { return fmt.Sprintf("message %d", i) })
+	msgs := w.Rooms[len(w.Rooms)-1].Messages
+	return New(w, Config{}), msgs[n/100].ID + " " + msgs[n-200].ID
 })
 
 // A beforeId page deep in the room (1% from the oldest end) against one near
@@ -132,25 +121,17 @@ func BenchmarkPage100OverTLS(b *testing.B) {
 // A world with one extra room of 200,000 messages of a few words each,
 // built once; every 1,000th message holds the word "needle".
 var searchRoom = sync.OnceValue(func() *Server {
-	base := testWorld()
-	w := *base
-	w.Rooms = append([]fixtures.Room(nil), base.Rooms...)
-	const n = 200_000
-	msgs := make([]fixtures.Message, n)
-	start := fixtures.Epoch.Add(-100 * 24 * time.Hour)
-	for i := range msgs {
-		t := start.Add(time.Duration(i) * time.Second)
-		text := fmt.Sprintf("message %d about the weather, lunch and the build", i)
-		if i%1000 == 0 {
-			text += " needle"
-		}
-		msgs[i] = fixtures.Message{ID: fmt.Sprintf("%08x%016x", uint32(t.Unix()), i), From: base.Users[i%2].ID,
-			Text: text, Sent: t, V: 1, ReadBy: []string{base.Users[(i+1)%2].ID}}
-	}
-	w.Rooms = append(w.Rooms, fixtures.Room{ID: strings.Repeat("d", 24), Name: "search", URI: "search", Kind: fixtures.Org,
-		Security: "PUBLIC", Members: []string{base.Users[0].ID, base.Users[1].ID}, V: 1, Messages: msgs})
-	return New(&w, Config{})
+	return New(fixtures.WithRoom(testWorld(), strings.Repeat("d", 24), 200_000, searchText), Config{})
 })
+
+// searchText is the i-th text of the search benchmarks' big room.
+func searchText(i int) string {
+	text := fmt.Sprintf("message %d about the weather, lunch and the build", i)
+	if i%1000 == 0 {
+		text += " needle"
+	}
+	return text
+}
 
 // BenchmarkSearch200k is one search (two terms, 200 matches, a page of the
 // newest 100) in a room of 200,000 messages.

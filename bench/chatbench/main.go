@@ -546,27 +546,20 @@ func idle(host, token string, n int, wait time.Duration) error {
 // one writes without pause.
 func searchScenario(d time.Duration) error {
 	base := world()
-	w := *base
-	w.Rooms = append([]fixtures.Room(nil), base.Rooms...)
 	const n = 200_000
-	msgs := make([]fixtures.Message, n)
-	t0 := fixtures.Epoch.Add(-100 * 24 * time.Hour)
-	for i := range msgs {
-		t := t0.Add(time.Duration(i) * time.Second)
+	roomID := strings.Repeat("d", 24)
+	w := fixtures.WithRoom(base, roomID, n, func(i int) string {
 		text := fmt.Sprintf("message %d about the weather, lunch and the build", i)
 		if i%1000 == 0 {
 			text += " needle"
 		}
-		msgs[i] = fixtures.Message{ID: fmt.Sprintf("%08x%016x", uint32(t.Unix()), i), From: base.Users[i%2].ID, Text: text, Sent: t, V: 1}
-	}
-	roomID := strings.Repeat("d", 24)
-	w.Rooms = append(w.Rooms, fixtures.Room{ID: roomID, Name: "search", URI: "search", Kind: fixtures.Org,
-		Security: "PUBLIC", Members: []string{base.Users[0].ID, base.Users[1].ID}, V: 1, Messages: msgs})
+		return text
+	})
 	cert, _, err := reference.SelfSignedCert()
 	if err != nil {
 		return err
 	}
-	srv := reference.NewHTTPServer(reference.New(&w, reference.Config{}), &tls.Config{Certificates: []tls.Certificate{cert}}, nil)
+	srv := reference.NewHTTPServer(reference.New(w, reference.Config{}), &tls.Config{Certificates: []tls.Certificate{cert}}, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
