@@ -133,8 +133,16 @@ func renderingSpecs(d decl) {
 			m := e.send(0, room, "nothing to render yet "+marker)
 			e.verifies("META-MENTIONS", func() { Expect(m.Mentions).To(BeEmpty(), "mentions of a text without a mention") })
 			url := "https://example.com/" + marker
-			edited := e.edit(0, room, m.ID, "now @"+e.Users[1].Username+" #808 "+url+" "+marker)
-			for _, got := range []Message{edited, e.getMessage(1, room, m.ID)} {
+			newText := "now @" + e.Users[1].Username + " #808 " + url + " " + marker
+			edited := e.edit(0, room, m.ID, newText)
+			var readBack Message
+			e.step("MSG-EDIT-PERSISTED", func() { // rendering is judged on the new text, once it is there
+				e.eventually(func(g Gomega) {
+					readBack = e.getMessage(1, room, m.ID)
+					g.Expect(readBack.Text).To(Equal(newText), "user 2 reads the edited message")
+				})
+			})
+			for _, got := range []Message{edited, readBack} {
 				els := elements(got.HTML)
 				e.verifies("RENDER-MENTION", func() {
 					Expect(withClass(els, "span", "mention")).To(HaveLen(1), "html after the edit: %s", got.HTML)
@@ -154,7 +162,7 @@ func renderingSpecs(d decl) {
 			By("editing the mention, issue and link away again")
 			e.edit(0, room, m.ID, "nothing left "+marker)
 			var plain Message
-			e.verifies("MSG-EDIT", func() {
+			e.step("MSG-EDIT-PERSISTED", func() {
 				e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
 					plain = e.getMessage(1, room, m.ID)
 					g.Expect(plain.Text).To(Equal("nothing left " + marker))
