@@ -312,7 +312,7 @@ func TestDescriptionErrorWritesReports(t *testing.T) {
 // --max-time ends a slow run: the checks not started are NOT RUN with the
 // reason, the run exits 3 and writes every report.
 func TestMaxTimeEndsTheRun(t *testing.T) {
-	o := runWithReports(t, "--seed", "4", "--rate", "25/s", "--max-time", "6s")
+	o := runWithReports(t, "--seed", "4", "--rate", "10/s", "--max-time", "15s")
 	rows := o.checkRows()
 	if o.code != 3 || !strings.Contains(o.report.Halted, "out of time") {
 		t.Fatalf("exit %d, halted %q\n%s", o.code, o.report.Halted, o.console)

@@ -131,7 +131,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "timeout of each request")
 	fs.DurationVar(&o.specTimeout, "check-timeout", 2*time.Minute, "timeout of each check")
 	fs.DurationVar(&o.maxTime, "max-time", 30*time.Minute, "bound on the whole run: checks not started by then are NOT RUN and the run exits 3 (0: no bound)")
-	fs.Var(&o.rate, "rate", "at most `N/s` requests per second (such as 5/s), for servers with tight rate limits (default: no limit)")
+	fs.Var(&o.rate, "rate", "throttle the whole run to `N/s` requests per second (such as 5/s), for servers with tight rate limits (default: no limit)")
 	fs.DurationVar(&o.eventually, "eventually", 5*time.Second, "how long search and unread state may lag behind a write")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
