@@ -1,8 +1,11 @@
 package client
 
 import (
+	"bytes"
+	"io"
 	"strconv"
 	"testing"
+	"testing/iotest"
 )
 
 // A full recorder keeps the newest exchanges, in order, within its count
@@ -40,5 +43,25 @@ func TestRecorderKeepsTheNewest(t *testing.T) {
 		if tc.rec.MaxBytes > 0 && (bytes > tc.rec.MaxBytes || len(got) < 2) {
 			t.Errorf("byte budget %d: kept %d exchanges of %d bytes", tc.rec.MaxBytes, len(got), bytes)
 		}
+	}
+}
+
+// readBody reads what io.ReadAll of the limited reader reads, whatever size
+// the answer announced.
+func TestReadBodyIsReadAll(t *testing.T) {
+	for _, n := range []int{0, 1, 511, 512, 513, 4096, 70000} {
+		body := bytes.Repeat([]byte("0123456789"), n/10+1)[:n]
+		for _, limit := range []int64{1, 512, int64(n), int64(n) + 1, 1 << 20} {
+			want, _ := io.ReadAll(io.LimitReader(iotest.HalfReader(bytes.NewReader(body)), limit))
+			for _, announced := range []int64{-1, 0, 1, int64(n) - 1, int64(n), int64(n) + 1, 1 << 30} {
+				got, err := readBody(iotest.HalfReader(bytes.NewReader(body)), limit, announced)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("body %d, limit %d, announced %d: %d bytes, %v; want %d", n, limit, announced, len(got), err, len(want))
+				}
+			}
+		}
+	}
+	if _, err := readBody(iotest.ErrReader(io.ErrUnexpectedEOF), 10, 5); err != io.ErrUnexpectedEOF {
+		t.Errorf("a failing read: %v", err)
 	}
 }
