@@ -58,6 +58,9 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("profile %s, seed %d, target %s: %v", res.Profile, res.Seed, res.Target, res.Counts)
+	if code := res.ExitCode(); code != 0 {
+		t.Errorf("the run would exit %d: %v", code, res.Counts)
+	}
 }
 
 // Every checkable requirement of the catalogue has at least one check.
