@@ -142,6 +142,10 @@ func (m *Matrix) Write(w io.Writer) {
 			continue
 		}
 		fmt.Fprintln(w, r.line())
+		if m.Full && r.Verdicts != nil {
+			fail, red := r.red()
+			fmt.Fprintf(w, "           requirements FAIL %d, FAIL or BLOCKED %d\n", fail, red)
+		}
 		for _, f := range r.Failed {
 			fmt.Fprintf(w, "           %s\n", f.describe())
 		}
@@ -175,6 +179,10 @@ func (m *Matrix) Write(w io.Writer) {
 	for _, id := range reqs {
 		t := byReq[id]
 		fmt.Fprintf(w, "%-28s %6d %6d %8d %9d\n", id, t.faults, t.caught, t.faults-t.caught, t.elsewhere)
+	}
+
+	if m.Full {
+		m.writeRedHistogram(w)
 	}
 
 	if s := m.Survivors(); len(s) > 0 {
@@ -245,4 +253,63 @@ func oneLine(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// red counts the requirements a fault's run judged FAIL, and those it
+// judged FAIL or BLOCKED (what a runner without root causes shows red).
+func (r Result) red() (fail, failOrBlocked int) {
+	for _, v := range r.Verdicts {
+		switch v {
+		case "FAIL":
+			fail++
+			failOrBlocked++
+		case "BLOCKED":
+			failOrBlocked++
+		}
+	}
+	return fail, failOrBlocked
+}
+
+// writeRedHistogram prints how many requirements one planted fault turns
+// red: FAIL alone, and FAIL or BLOCKED, as counts of faults per bucket.
+func (m *Matrix) writeRedHistogram(w io.Writer) {
+	buckets := []struct {
+		lo, hi int
+	}{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 5}, {6, 10}, {11, 20}, {21, 40}, {41, 1 << 30}}
+	label := func(lo, hi int) string {
+		switch {
+		case lo == hi:
+			return fmt.Sprint(lo)
+		case hi == 1<<30:
+			return fmt.Sprintf("%d+", lo)
+		}
+		return fmt.Sprintf("%d-%d", lo, hi)
+	}
+	fails, reds := make([]int, len(buckets)), make([]int, len(buckets))
+	n, sumFail, sumRed := 0, 0, 0
+	for _, r := range m.Results {
+		if r.Kind != "fault" || r.Verdicts == nil {
+			continue
+		}
+		n++
+		f, red := r.red()
+		sumFail, sumRed = sumFail+f, sumRed+red
+		for i, b := range buckets {
+			if f >= b.lo && f <= b.hi {
+				fails[i]++
+			}
+			if red >= b.lo && red <= b.hi {
+				reds[i]++
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nRequirements one fault turns red (%d faults with a report; mean FAIL %.2f, mean FAIL or BLOCKED %.2f)\n",
+		n, float64(sumFail)/float64(n), float64(sumRed)/float64(n))
+	fmt.Fprintf(w, "%-12s %12s %18s\n", "requirements", "faults: FAIL", "FAIL or BLOCKED")
+	for i, b := range buckets {
+		fmt.Fprintf(w, "%-12s %12d %18d\n", label(b.lo, b.hi), fails[i], reds[i])
+	}
 }

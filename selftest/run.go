@@ -36,6 +36,8 @@ type Options struct {
 	Parallel int
 	// Only keeps the faults and variants whose name contains it.
 	Only string
+	// VariantsOnly runs the variants and no fault.
+	VariantsOnly bool
 	// Full runs every fault against the whole core profile. By default a
 	// fault's run selects only the checks labelled with the requirement it
 	// breaks (--label-filter), since the question is whether those checks
@@ -106,7 +108,7 @@ func Run(ctx context.Context, opt Options) (*Matrix, error) {
 	}
 	var jobs []*job
 	for _, f := range Faults() {
-		if strings.Contains(f.Name, opt.Only) {
+		if strings.Contains(f.Name, opt.Only) && !opt.VariantsOnly {
 			jobs = append(jobs, &job{fault: &f, res: Result{Kind: "fault", Name: f.Name, Req: f.Req, Class: f.Class, What: f.What, Survives: f.Survives}})
 		}
 	}

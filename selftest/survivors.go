@@ -16,7 +16,7 @@ var survivorReasons = map[string]string{
 	"CHANNEL-SECURITY/shape#3":             "weak check: channels are judged in the channels list only, not in the rooms list",
 	"HTTP-V1-PREFIX/shape#2":               "weak check: the /v1 check probes the user paths only, not a messages path",
 	"MSG-EDIT-EDITEDAT/stale-derived#2":    "weak check: editedAt after an edit must be a timestamp, not one later than sent",
-	"MSG-GET-ONE/wrong-subject#2":          "weak check: the read-by-id check reads the first message the run sends in the room, which on a fresh server has no older neighbour to answer instead",
+	"MSG-GET-ONE/wrong-subject#2":          "weak check (default mode only): the read-by-id check reads the first message the run sends in the room, which on a fresh server has no older neighbour to answer instead; with the whole profile other checks have sent messages before and it is caught",
 	"MSG-NO-GV/shape#2":                    "weak check: the gv check searches the answers of nine requests after the send, but not the send's own answer",
 	"MSG-SEND-TEXT/not-stored#2":           "weak check: no check sends text with leading or trailing spaces",
 	"ORG-LIST/too-wide":                    "weak check: the organisations list is not compared with the user's memberships; the description names none",
@@ -36,24 +36,23 @@ var survivorReasons = map[string]string{
 	"USER-V-OPTIONAL/shape#2":              "weak check: USER-V-OPTIONAL is judged on GET /v1/user only, not on a message's fromUser",
 	"MSG-SHAPE/shape#2":                    "weak check: MSG-SHAPE is judged on a sent message only, not on listed ones",
 	"MSG-SHAPE/shape#3":                    "weak check: MSG-SHAPE is judged on a sent message only, not on listed ones",
+	"UNREAD-SHAPE/shape#3":                 "weak check (--full only): the unread-shape check reads a room where other checks may have left messages unread, so chat is never empty when it looks",
 	"MSG-SHAPE/shape#4":                    "weak check: MSG-SHAPE is judged on a sent message without URLs, so plain-string urls never reach it",
 
 	// attribution: a check sees the defect, and blames it on another
 	// requirement than the one it breaks (ELSEWHERE, or BLOCKED by it).
 	"CHANNEL-LIST/wrong-subject":     "attribution: the repository rooms in the channels list carry userCount, and the channels check judges userCount before platformType, so CHANNEL-NO-USERCOUNT fails instead of CHANNEL-LIST",
 	"MSG-EDIT-EDITEDAT/shape":        "attribution: a non-UTC editedAt in an edit's answer is blamed on MSG-SHAPE and blocks the edit check, which verifies MSG-EDIT-EDITEDAT",
-	"MSG-GET-ONE/shape":              "attribution: a read by id answering an array is blamed on MSG-SHAPE and blocks the read-by-id check; a root that is not one Message is MSG-GET-ONE's",
 	"MSG-LIST/shape#2":               "attribution: list items that are not messages are blamed on MSG-META-EMPTY (their first missing field the check verifies), not MSG-LIST",
-	"MSG-SEND-200/shape#3":           "attribution: a send answering {\"success\":true} is blamed on MSG-SHAPE; a body that is no Message at all is MSG-SEND-200's",
 	"MSG-SEND-DEFAULTS/shape#2":      "attribution: v 0 on a new message breaks the schema's minimum and is blamed on MSG-SHAPE; the send check could claim it for MSG-SEND-DEFAULTS",
 	"MSG-SEND-EDITEDAT-NULL/shape#2": "attribution: a new message without editedAt is blamed on MSG-SHAPE (a missing field); MSG-SEND-EDITEDAT-NULL is not judged",
 	"MSG-SEND-EDITEDAT-NULL/shape#3": "attribution: an empty-string editedAt on a new message is blamed on MSG-SHAPE; MSG-SEND-EDITEDAT-NULL is not judged",
 	"MSG-SEND-STORED/not-stored":     "attribution: user 2's read by id of the new message answers 404, which fails MSG-GET-ONE; a 404 for a message just sent is MSG-SEND-STORED's",
 	"MSG-SEND-STORED/not-stored#2":   "attribution: user 2's read by id of the new message answers 404, which fails MSG-GET-ONE; a 404 for a message just sent is MSG-SEND-STORED's",
 	"MSG-SEND-STORED/wrong-subject":  "attribution: user 2's read by id of the new message answers 404, which fails MSG-GET-ONE; a 404 for a message just sent is MSG-SEND-STORED's",
-	"MSG-SHAPE/shape#5":              "attribution: missing urls are blamed on META-URLS and block the send check; presence of every field but status is MSG-SHAPE's",
+	"MSG-SHAPE/shape#5":              "attribution: missing urls are blamed on META-URLS and block the send check; presence of every field but status is MSG-SHAPE's (--full: a META-URLS check fails for it)",
 	"ROOM-LIST/shape#3":              "attribution: list items that are not rooms (no id) are blamed on ROOM-SHAPE, not ROOM-LIST",
-	"UNREAD-READBY/shape":            "attribution: a string readBy is blamed on MSG-SHAPE and blocks the mark-read check, which verifies UNREAD-READBY",
+	"UNREAD-READBY/shape":            "attribution: a string readBy is blamed on MSG-SHAPE, which blocks the mark-read check that verifies UNREAD-READBY (--full: a MSG-SHAPE check fails for it)",
 
 	// runner: the run halts before any check (exit 1, halted) and no
 	// requirement carries the failure.

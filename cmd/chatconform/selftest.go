@@ -34,6 +34,7 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	parallel := fs.Int("parallel", 2*runtime.NumCPU(), "runs at a time")
 	seed := fs.Uint64("seed", 1, "seed of the world and of every run")
 	full := fs.Bool("full", false, "run every fault against the whole core profile, not only the checks of its requirement")
+	variants := fs.Bool("variants", false, "run the conforming variants only, no fault")
 	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`")
 	serve := fs.String("serve", "", "serve the reference decorated with the fault or variant of this `name` and write its target description to selftest-target.json, until interrupted")
 	if err := fs.Parse(args); err != nil {
@@ -63,7 +64,7 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitHarness
 	}
 	fmt.Fprintf(stdout, "chatconform selftest: seed %d, %d at a time, full %t\n", *seed, *parallel, *full)
-	m, err := planted.Run(ctx, planted.Options{Binary: exe, Seed: *seed, Parallel: *parallel, Only: *only, Full: *full,
+	m, err := planted.Run(ctx, planted.Options{Binary: exe, Seed: *seed, Parallel: *parallel, Only: *only, Full: *full, VariantsOnly: *variants,
 		Env: []string{"CHATCONFORM_MAIN=1"}, Progress: stdout})
 	if errors.Is(err, planted.ErrNothingSelected) {
 		fmt.Fprintln(stderr, "chatconform selftest:", err)
