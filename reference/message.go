@@ -26,6 +26,28 @@ type Message struct {
 	EditedAt *time.Time
 	V        int
 	content
+	// lazy, when set, renders the text on first use: a loaded history is
+	// rendered as it is read, not all at start-up (see body).
+	lazy *lazyContent
+}
+
+// lazyContent is the rendering of a loaded message, made once, on demand.
+type lazyContent struct {
+	once  sync.Once
+	store *Store
+	c     content
+}
+
+// body returns the message's text with its rendering and mentions. For a
+// message of a loaded history they are made on first use (safely, from any
+// goroutine); the result is the same as rendering at load time, since it
+// depends only on the text and the store's fixed users.
+func (m *Message) body() *content {
+	if m.lazy == nil {
+		return &m.content
+	}
+	m.lazy.once.Do(func() { m.lazy.c = m.lazy.store.prepare(m.Text) })
+	return &m.lazy.c
 }
 
 // content is what a text makes: rendered before any lock is taken.
@@ -55,21 +77,26 @@ func (s *Store) prepare(text string) content {
 	return c
 }
 
-// prepareAll prepares the texts of a loaded history on every core. The
-// result depends only on the texts, so loading stays deterministic.
-func (s *Store) prepareAll(msgs []fixtures.Message) []content {
-	out := make([]content, len(msgs))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(msgs)/64))
+// prepareAll prepares the texts of the given messages of a loaded history
+// on every core; the others are left to render lazily. The result depends
+// only on the texts, so loading stays deterministic.
+func (s *Store) prepareAll(msgs []fixtures.Message, now []int) map[int]content {
+	out := make([]content, len(now))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(now)/64))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for i := w; i < len(msgs); i += workers {
-				out[i] = s.prepare(msgs[i].Text)
+			for i := w; i < len(now); i += workers {
+				out[i] = s.prepare(msgs[now[i]].Text)
 			}
 		})
 	}
 	wg.Wait()
-	return out
+	byIndex := make(map[int]content, len(now))
+	for i, idx := range now {
+		byIndex[idx] = out[i]
+	}
+	return byIndex
 }
 
 // CheckText enforces the text rules: present, non-empty, at most

@@ -103,9 +103,10 @@ func (c *messageCache) one(it Item) RawJSON { return c.appendItem(nil, it) }
 // messageView is the JSON shape of a message version, with unread false
 // and readBy 0.
 func messageView(m *Message) MessageView {
-	v := MessageView{ID: m.ID, Text: m.Text, HTML: m.Rendered.HTML, Sent: timestamp(m.Sent),
-		FromUser: m.From, V: m.V, Status: m.Status, Mentions: m.Mentions,
-		URLs: make([]URLRef, 0, len(m.Rendered.URLs)), Issues: make([]IssueRef, 0, len(m.Rendered.Issues))}
+	c := m.body()
+	v := MessageView{ID: m.ID, Text: c.Text, HTML: c.Rendered.HTML, Sent: timestamp(m.Sent),
+		FromUser: m.From, V: m.V, Status: m.Status, Mentions: c.Mentions,
+		URLs: make([]URLRef, 0, len(c.Rendered.URLs)), Issues: make([]IssueRef, 0, len(c.Rendered.Issues))}
 	if m.EditedAt != nil {
 		t := timestamp(*m.EditedAt)
 		v.EditedAt = &t
@@ -113,10 +114,10 @@ func messageView(m *Message) MessageView {
 	if v.Mentions == nil {
 		v.Mentions = []MentionRef{}
 	}
-	for _, u := range m.Rendered.URLs {
+	for _, u := range c.Rendered.URLs {
 		v.URLs = append(v.URLs, URLRef{URL: u})
 	}
-	for _, n := range m.Rendered.Issues {
+	for _, n := range c.Rendered.Issues {
 		v.Issues = append(v.Issues, IssueRef{Number: n})
 	}
 	return v

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -94,11 +95,26 @@ func NewStore(w *fixtures.World, now func() time.Time, editWindow time.Duration)
 			}
 			r.members[id] = m
 		}
-		contents := s.prepareAll(fr.Messages)
+		// Messages still unread for a member are rendered now (their
+		// mentions decide the unread mention lists); the rest of the
+		// history renders as it is first read.
+		var now []int
+		for i, fm := range fr.Messages {
+			if unreadBySomeone(fm, fr.Members) {
+				now = append(now, i)
+			}
+		}
+		contents := s.prepareAll(fr.Messages, now)
 		r.msgs = make([]*entry, 0, len(fr.Messages))
 		for i, fm := range fr.Messages {
 			msg := &Message{ID: fm.ID, Room: r.ID, From: s.users[fm.From].senderView(), Status: fm.Status, Sent: fm.Sent,
-				EditedAt: fm.EditedAt, V: fm.V, content: contents[i]}
+				EditedAt: fm.EditedAt, V: fm.V}
+			if c, ok := contents[i]; ok {
+				msg.content = c
+			} else {
+				msg.content = content{Text: fm.Text, folded: strings.ToLower(fm.Text)}
+				msg.lazy = &lazyContent{store: s}
+			}
 			e := &entry{msg: msg, readBy: make(map[string]struct{}, len(fm.ReadBy))}
 			for _, id := range fm.ReadBy {
 				e.readBy[id] = struct{}{}
@@ -114,6 +130,17 @@ func NewStore(w *fixtures.World, now func() time.Time, editWindow time.Duration)
 		s.rooms[r.ID] = r
 	}
 	return s
+}
+
+// unreadBySomeone reports whether a member other than the sender has not
+// read a loaded message.
+func unreadBySomeone(fm fixtures.Message, members []string) bool {
+	for _, id := range members {
+		if id != fm.From && !slices.Contains(fm.ReadBy, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // senderView is the user as shown in fromUser, with v.

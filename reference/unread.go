@@ -54,7 +54,7 @@ func sortedIDs(set map[string]struct{}) []string {
 // unread mention when it mentions them.
 func markUnread(m *membership, msg *Message, userID string) {
 	m.unread[msg.ID] = struct{}{}
-	for _, ref := range msg.Mentions {
+	for _, ref := range msg.body().Mentions {
 		if ref.UserID == userID {
 			m.mentions[msg.ID] = struct{}{}
 		}

@@ -24,7 +24,10 @@ type Result struct {
 	Target   string        `json:"target"`
 	Seed     uint64        `json:"seed"`
 	Duration time.Duration `json:"durationNs"`
-	Requests int           `json:"requests"`
+	// ChecksDuration is the part of Duration the checks themselves took
+	// (the rest is starting the bundled server, preflight and discovery).
+	ChecksDuration time.Duration `json:"checksNs,omitempty"`
+	Requests       int           `json:"requests"`
 	// RateLimited is how many recorded answers were 429 or 503 (waited out
 	// or, after the allowed retries, INCONCLUSIVE).
 	RateLimited int `json:"rateLimitedAnswers,omitempty"`

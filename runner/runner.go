@@ -336,10 +336,12 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		restore := redirectGinkgo(red.Writer(cfg.GinkgoOut))
 		defer restore()
 	}
+	specsStart := time.Now()
 	ginkgo.RunSpecs(t, "Chat Rooms API conformance ("+string(cfg.Profile)+")", sc, rc)
 	s.run.progress.finish()
 
 	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec)
+	res.ChecksDuration = time.Since(specsStart)
 	if reason, at := ctl.stopped(); reason != "" {
 		res.markStopped(red.String(reason), at)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/chatrooms/conformance/client"
 )
@@ -42,10 +43,25 @@ func (e *ServerError) Error() string {
 // Only description errors are gathered over all users; any other error ends
 // the preflight at once.
 func (d *Description) Preflight(ctx context.Context, c *client.Client) error {
+	// Every token is asked at once; the answers are read in user order, so
+	// errors come out as a sequential preflight would give them.
+	type answer struct {
+		me  me
+		err error
+	}
+	answers := make([]answer, len(d.Users))
+	var wg sync.WaitGroup
+	for i := range d.Users {
+		wg.Go(func() {
+			m, err := whoami(ctx, c, d.Users[i].Token)
+			answers[i] = answer{m, err}
+		})
+	}
+	wg.Wait()
 	var refused []error
 	for i := range d.Users {
 		u := &d.Users[i]
-		me, err := whoami(ctx, c, u.Token)
+		me, err := answers[i].me, answers[i].err
 		if err != nil {
 			var se *ServerError
 			var de *Error
