@@ -283,3 +283,25 @@ func listRequirementOf(q url.Values) string {
 	}
 	return "MSG-LIST"
 }
+
+// peek reads a message as user u inside an eventually block: a 404 or a
+// stale answer is retried there, since how soon another user sees a write
+// is not stated. Violations of the document still fail at once.
+func (e *Env) peek(g Gomega, u int, room, id string) Message {
+	GinkgoHelper()
+	resp := e.call(u, client.Request{Method: "GET", Path: messagesPath(room) + "/" + id})
+	var m Message
+	g.Expect(resp.Status).To(Equal(200), "user %d reads message %s: %s", u+1, id, explain(resp, "status"))
+	g.Expect(resp.JSON(&m)).To(Succeed(), "%s", explain(resp, "body"))
+	return m
+}
+
+// seen waits until user u can read message id and returns it.
+func (e *Env) seen(u int, room, id string) Message {
+	GinkgoHelper()
+	var m Message
+	e.step("MSG-GET-ONE", func() {
+		e.eventually(func(g Gomega) { m = e.peek(g, u, room, id) })
+	})
+	return m
+}

@@ -60,7 +60,7 @@ func messageSpecs(d decl) {
 			e.send(0, room, later) // so that m is not the newest message
 			var got Message
 			e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
-				got = e.getMessage(1, room, m.ID)
+				got = e.peek(g, 1, room, m.ID)
 				g.Expect(got.Text).To(Equal(text), "user 2 reads message %s", m.ID)
 			})
 			e.verifies("MSG-GET-ONE", func() { Expect(got.ID).To(Equal(m.ID), "asked for one message, got another") })
@@ -119,6 +119,7 @@ func messageSpecs(d decl) {
 				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID)) })
 			})
 			before := e.getMessage(1, room, m.ID)
+			e.seen(0, room, m.ID) // how soon user 1 sees it is not stated
 			count := func() *int {
 				for _, rm := range e.rooms(0, "rooms") {
 					if rm.ID == room {
@@ -197,7 +198,7 @@ func versioningSpecs(d decl) {
 			By("reading both messages back as user 2")
 			var got Message
 			e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
-				got = e.getMessage(1, room, m.ID)
+				got = e.peek(g, 1, room, m.ID)
 				g.Expect(got.Text).To(Equal(text+" (edited)"), "user 2 does not see the edit")
 			})
 			Expect(got.V).To(Equal(2), "user 2 sees v %d after one edit", got.V)
@@ -208,7 +209,7 @@ func versioningSpecs(d decl) {
 			if isTrue(m.Status) {
 				Expect(isTrue(got.Status)).To(BeTrue(), "the edit turned a status update into a plain message")
 			}
-			untouched := e.getMessage(1, room, other.ID)
+			untouched := e.seen(1, room, other.ID)
 			Expect(untouched.Text).To(Equal(otherText), "editing %s changed another message, %s", m.ID, other.ID)
 			Expect(untouched.V).To(Equal(1), "editing %s raised the v of another message, %s", m.ID, other.ID)
 			Expect(untouched.EditedAt).To(BeNil(), "editing %s set editedAt on another message, %s", m.ID, other.ID)

@@ -138,7 +138,7 @@ func renderingSpecs(d decl) {
 			var readBack Message
 			e.step("MSG-EDIT-PERSISTED", func() { // rendering is judged on the new text, once it is there
 				e.eventually(func(g Gomega) {
-					readBack = e.getMessage(1, room, m.ID)
+					readBack = e.peek(g, 1, room, m.ID)
 					g.Expect(readBack.Text).To(Equal(newText), "user 2 reads the edited message")
 				})
 			})
@@ -164,7 +164,7 @@ func renderingSpecs(d decl) {
 			var plain Message
 			e.step("MSG-EDIT-PERSISTED", func() {
 				e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
-					plain = e.getMessage(1, room, m.ID)
+					plain = e.peek(g, 1, room, m.ID)
 					g.Expect(plain.Text).To(Equal("nothing left " + marker))
 				})
 			})

@@ -67,10 +67,6 @@ func (m *Matrix) Problems() []string {
 			out = append(out, fmt.Sprintf("fault %s is caught only by checks of other requirements (%s)", r.Name, checkNames(r.Failed)))
 		case r.Kind == "fault" && !r.Caught && r.Survives == "":
 			out = append(out, fmt.Sprintf("fault %s survives and gives no reason", r.Name))
-		case r.Kind == "variant" && r.FalseFailure != "" && r.verdict() == "PASSED":
-			out = append(out, fmt.Sprintf("variant %s passes now: remove its false-failure note (%s)", r.Name, r.FalseFailure))
-		case r.Kind == "variant" && r.FalseFailure != "" && r.Err == "" && r.Code == exitFail:
-			// a known false failure of the checks, listed with the variant
 		case r.Kind == "variant" && r.verdict() != "PASSED":
 			why := r.Err
 			if why == "" {
@@ -212,9 +208,6 @@ func (m *Matrix) Write(w io.Writer) {
 			continue
 		}
 		fmt.Fprintln(w, r.line())
-		if r.FalseFailure != "" {
-			fmt.Fprintf(w, "           known false failure (the checks are wrong, not the variant): %s\n", r.FalseFailure)
-		}
 		for _, f := range r.Failed {
 			fmt.Fprintf(w, "           %s: %s\n", f.describe(), oneLine(f.Message))
 		}

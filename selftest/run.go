@@ -61,10 +61,8 @@ type Result struct {
 	Class    string // a fault's class
 	What     string
 	Survives string // a fault's written reason for surviving
-	// FalseFailure is a variant's note on checks known to fail it.
-	FalseFailure string
-	Code         int // the child's exit code
-	Failed       []FailedCheck
+	Code     int    // the child's exit code
+	Failed   []FailedCheck
 	// Verdicts is the child's verdict on each requirement it judged
 	// (FAIL, BLOCKED, PASS ...), by requirement id.
 	Verdicts map[string]string
@@ -114,7 +112,7 @@ func Run(ctx context.Context, opt Options) (*Matrix, error) {
 	}
 	for _, v := range Variants() {
 		if strings.Contains(v.Name, opt.Only) {
-			jobs = append(jobs, &job{variant: &v, res: Result{Kind: "variant", Name: v.Name, What: v.What, FalseFailure: v.FalseFailure}})
+			jobs = append(jobs, &job{variant: &v, res: Result{Kind: "variant", Name: v.Name, What: v.What}})
 		}
 	}
 	if len(jobs) == 0 {

@@ -26,11 +26,6 @@ type Variant struct {
 	describe func(d *target.Description)
 	// http1 turns HTTP/2 off on the listener.
 	http1 bool
-	// FalseFailure, when not empty, names the checks known to fail this
-	// conforming variant and why they are wrong: the self-test lists the
-	// failure without counting it as a problem, and counts it as one once
-	// the variant passes (so the note cannot outlive the fix).
-	FalseFailure string
 }
 
 // Variants returns every variant, sorted by name.
