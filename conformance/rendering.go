@@ -2,6 +2,7 @@ package conformance
 
 import (
 	neturl "net/url"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -193,6 +194,9 @@ func renderingSpecs(d decl) {
 			shown := textOfFragment(m.HTML)
 			Expect(shown).To(ContainSubstring(`<script>alert("x")</script>`), "html %q", m.HTML)
 			Expect(shown).To(ContainSubstring("1 < 2 & 3 > 2"), "html %q", m.HTML)
+			// Escaped means every & in the html starts a character reference:
+			// a browser forgives a bare "& ", the document does not.
+			Expect(bareAmpersand(m.HTML)).To(BeEmpty(), "html %q holds an unescaped &", m.HTML)
 		})
 
 		d.it("leaves @names and #numbers in code alone", reqs("REF-HTML"), func(e *Env) {
@@ -204,6 +208,20 @@ func renderingSpecs(d decl) {
 			Expect(withClass(els, "span", "issue")).To(BeEmpty(), "html: %s", m.HTML)
 		})
 	})
+}
+
+// characterReference is what may follow an & in escaped html.
+var characterReference = regexp.MustCompile(`^&([a-zA-Z][a-zA-Z0-9]*|#[0-9]+|#[xX][0-9a-fA-F]+);`)
+
+// bareAmpersand returns the html from its first & that starts no
+// character reference on (a few characters of it), or "".
+func bareAmpersand(html string) string {
+	for i := 0; i < len(html); i++ {
+		if html[i] == '&' && !characterReference.MatchString(html[i:]) {
+			return html[i:min(len(html), i+12)]
+		}
+	}
+	return ""
 }
 
 // sameURL reports whether two URLs lead to the same resource once parsed:

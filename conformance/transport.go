@@ -27,7 +27,7 @@ func transportSpecs(d decl) {
 		)
 
 		d.it("gives no data to a request without a token", reqs("AUTH-REQUIRED"), func(e *Env) {
-			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms"} {
+			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms", messagesPath(e.writeRoom())} {
 				noData(e.call(0, client.Request{Method: "GET", Path: path, Place: client.NoToken, Invalid: true}), "a request without a token")
 			}
 		})
@@ -38,6 +38,15 @@ func transportSpecs(d decl) {
 				bogus = strings.Repeat("1", 40)
 			}
 			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: bogus, Invalid: true}), "an unknown token")
+			// A real token with its last character changed: a server that
+			// compares only a prefix of the token lets it in.
+			real := e.Users[0].Token
+			last := byte('0')
+			if real[len(real)-1] == last {
+				last = '1'
+			}
+			altered := real[:len(real)-1] + string(last)
+			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: altered, Invalid: true}), "a token with its last character changed")
 		})
 
 		d.it("labels every success that carries a body application/json with charset utf-8", reqs("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func(e *Env) {
@@ -81,8 +90,12 @@ func transportSpecs(d decl) {
 		})
 
 		d.it("serves the API below /v1 right after the base address", reqs("HTTP-V1-PREFIX"), func(e *Env) {
-			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms"} {
-				expectStatus(e.call(0, client.Request{Method: "GET", Path: path}), 200)
+			for _, req := range []client.Request{
+				{Method: "GET", Path: "/v1/user"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"},
+				{Method: "GET", Path: messagesPath(e.writeRoom()), Query: q("limit", "1")},
+			} {
+				expectStatus(e.call(0, req), 200)
 			}
 		})
 
