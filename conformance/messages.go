@@ -32,7 +32,7 @@ func messageSpecs(d decl) {
 			room := e.writeRoom()
 			for u := range min(len(e.Users), 2) { // two senders: a server that stamps one user on every message fails
 				text, _ := e.text()
-				text += " — ünïcödé, \"quotes\" & <angles>"
+				text = "  " + text + " — ünïcödé, \"quotes\" & <angles>  " // spaces at both ends stay too
 				m := e.send(u, room, text)
 				Expect(m.Text).To(Equal(text), "text of a message user %d sent", u+1)
 				Expect(m.FromUser.ID).To(Equal(e.me(u)), "fromUser of a message user %d sent", u+1)
@@ -54,6 +54,8 @@ func messageSpecs(d decl) {
 		d.it("stores the message: user 2 can read it by id and finds it listed", reqs("MSG-SEND-STORED", "MSG-GET-ONE"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
+			olderText, _ := e.text()
+			e.send(0, room, olderText) // so that m has an older neighbour to be confused with
 			text, _ := e.text()
 			m := e.send(0, room, text)
 			later, _ := e.text()
@@ -87,7 +89,12 @@ func messageSpecs(d decl) {
 		d.it("never sends gv, at any depth of any response", reqs("MSG-NO-GV"), func(e *Env) {
 			room := e.writeRoom()
 			text, word := e.text()
-			m := e.send(0, room, text)
+			var m Message
+			sent := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}})
+			e.step("MSG-SEND-200", func() { expectOK(sent, &m) })
+			var sentBody any
+			Expect(sent.JSON(&sentBody)).To(Succeed())
+			Expect(pathsOfKey(sentBody, "gv", "$")).To(BeEmpty(), "%s", explain(sent, "carries gv"))
 			for _, req := range []client.Request{
 				{Method: "GET", Path: "/v1/user"},
 				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"},

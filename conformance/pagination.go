@@ -57,6 +57,17 @@ func paginationSpecs(d decl) {
 			d.entry("limit 100", reqs("PAGE-BEFOREID-WALK", "PAGE-LIMIT"), 100),
 		)
 
+		d.it("keeps a page to a small limit", reqs("PAGE-LIMIT"), func(e *Env) {
+			room := e.writeRoom()
+			e.seed(0, room, 5)
+			for _, limit := range []string{"1", "3"} {
+				page := e.list(0, room, q("limit", limit))
+				n, _ := strconv.Atoi(limit)
+				Expect(len(page)).To(BeNumerically("<=", n), "limit=%s returned %d messages", limit, len(page))
+				Expect(page).NotTo(BeEmpty(), "limit=%s returned nothing from a room with messages", limit)
+			}
+		})
+
 		d.it("returns only older messages for beforeId and newer ones for afterId", reqs("PAGE-BEFOREID", "PAGE-AFTERID"), func(e *Env) {
 			room := e.writeRoom()
 			seeded := e.seed(0, room, 12)

@@ -99,6 +99,7 @@ func unreadSpecs(d decl) {
 				e.eventually(func(g Gomega) {
 					g.Expect(e.peek(g, 0, room, m.ID).ReadBy).To(Equal(before+1), "readBy after user 1, and only user 1, read it (marked twice)")
 				})
+				Expect(e.getMessage(1, room, m.ID).ReadBy).To(Equal(before+1), "readBy read again, by the author")
 			})
 		})
 
