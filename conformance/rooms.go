@@ -110,6 +110,13 @@ func roomSpecs(d decl) {
 	Describe("GET /v1/user/{userId}/channels", func() {
 		d.it("lists only USER_CHANNEL rooms, without userCount and with security", reqs("CHANNEL-LIST", "CHANNEL-NO-USERCOUNT", "CHANNEL-SECURITY"), func(e *Env) {
 			channels := e.rooms(0, "channels")
+			if ch := e.Target.Rooms.Channel; ch != "" && !e.Target.Discovered["channel"] {
+				// A channel the description names must be listed: an empty
+				// list is no answer.
+				e.verifies("CHANNEL-LIST", func() {
+					Expect(idSetRooms(channels)).To(HaveKey(ch), "the channel %s the description names is not in user 1's channels list", ch)
+				})
+			}
 			if len(channels) == 0 {
 				Skip("user 1 has no channel")
 			}

@@ -19,6 +19,13 @@ func userSpecs(d decl) {
 				Expect(users[0].Username).NotTo(BeEmpty(), "username")
 				Expect(users[0].URL).To(HavePrefix("/"), "url")
 			})
+			By("judging the users messages carry as fromUser too")
+			room := e.writeRoom()
+			text, _ := e.text()
+			e.send(0, room, text)
+			for _, m := range e.list(0, room, q("limit", "10")) { // the document's schema judges each fromUser
+				e.verifies("USER-SHAPE", func() { Expect(m.FromUser.URL).To(HavePrefix("/"), "fromUser.url of message %s", m.ID) })
+			}
 		})
 
 		d.it("identifies the token's own user, a different one for each token", reqs("AUTH-CURRENT-USER"), func(e *Env) {
