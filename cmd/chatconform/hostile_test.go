@@ -213,7 +213,7 @@ func stopsAnswering(stop <-chan struct{}) http.Handler {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		if r.URL.Path == "/v1/user" {
 			id := "u1"
-			if r.Header.Get("Authorization") == "Bearer tok-two" {
+			if r.Header.Get("Authorization") == "Bearer tok-two" || r.URL.Query().Get("access_token") == "tok-two" {
 				id = "u2"
 			}
 			fmt.Fprintf(w, `[{"id":%q,"username":%q,"displayName":"d","url":"/x","avatarUrlSmall":"https://a.example/s","avatarUrlMedium":"https://a.example/m"}]`, id, id)
