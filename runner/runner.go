@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
@@ -301,6 +302,13 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		if r, _ := ctl.stopped(); r != "" {
 			code, reason = ExitUnreachable, r
 		}
+		var se *target.ServerError
+		if errors.As(err, &se) && se.Requirement != "" && code == ExitFail {
+			// The preflight is the first check of the requirement it found
+			// broken: the run fails there, in that requirement's name.
+			return s.haltedOn(cfg, d, start, code, red.String(reason), CheckResult{
+				Name: "preflight: " + se.Op + " with every token", IDs: []string{se.Requirement}, Outcome: Fail, Message: red.String(reason)})
+		}
 		return s.halted(cfg, d, start, code, red.String(reason))
 	}
 	s.env = env
@@ -375,11 +383,27 @@ func redirectGinkgo(w io.Writer) (restore func()) {
 // halted ends a run that stopped before any check ran: the result holds
 // every requirement as NOT RUN and no check rows.
 func (s *Suite) halted(cfg Config, d *target.Description, start time.Time, code int, reason string) (*Result, error) {
+	return s.haltedOn(cfg, d, start, code, reason)
+}
+
+// haltedOn is halted with the checks that did run before the halt (the
+// preflight, when it found a requirement broken).
+func (s *Suite) haltedOn(cfg Config, d *target.Description, start time.Time, code int, reason string, ran ...CheckResult) (*Result, error) {
 	red, url := cfg.redactor(d), ""
 	if d != nil {
 		url = red.String(d.BaseURL)
 	}
 	res := summarize(types.Report{}, nil, cfg.Profile, cfg.Seed, url, time.Since(start), nil)
+	for _, c := range ran {
+		for i := range res.Requirements {
+			if slices.Contains(c.IDs, res.Requirements[i].ID) {
+				res.Requirements[i].Checks = append(res.Requirements[i].Checks, c)
+			}
+		}
+	}
+	if len(ran) > 0 {
+		res.tally(nil)
+	}
 	res.halt = &halt{Code: code, Reason: red.String(reason)}
 	res.Halted = res.halt.Reason
 	return s.finish(cfg, res, red)

@@ -39,15 +39,6 @@ var survivorReasons = map[string]string{
 	"MSG-SHAPE/shape#5":              "attribution: missing urls are blamed on META-URLS and block the send check; presence of every field but status is MSG-SHAPE's (--full: a META-URLS check fails for it)",
 	"ROOM-LIST/shape#3":              "attribution: list items that are not rooms (no id) are blamed on ROOM-SHAPE, not ROOM-LIST",
 	"UNREAD-READBY/shape":            "attribution: a string readBy is blamed on MSG-SHAPE, which blocks the mark-read check that verifies UNREAD-READBY (--full: a MSG-SHAPE check fails for it)",
-
-	// runner: the run halts before any check (exit 1, halted) and no
-	// requirement carries the failure.
-	"HTTP-JSON-BODY/shape#2":      "runner: trailing bytes after GET /v1/user halt the run in the preflight; no requirement is failed",
-	"HTTP-V1-PREFIX/shape":        "runner: a 404 on /v1/user halts the run in the preflight; no requirement is failed",
-	"USER-GET-ARRAY/shape":        "runner: a bare object on /v1/user halts the run in the preflight; no requirement is failed",
-	"USER-GET-ARRAY/shape#2":      "runner: two users on /v1/user halt the run in the preflight; no requirement is failed",
-	"USER-GET-ARRAY/too-wide":     "runner: every user on /v1/user halts the run in the preflight; no requirement is failed",
-	"USER-GET-ARRAY/intermittent": "runner: a bare object on /v1/user halts the run in the preflight; no requirement is failed",
 }
 
 // intermittentReason is why an intermittent fault may survive: the checks

@@ -20,6 +20,8 @@ type ServerError struct {
 	Op     string // "GET /v1/user"
 	Status int    // the status that came back (0 when the fault is not the status)
 	Reason string // what was wrong, with the start of the body, redacted
+	// Requirement is the catalogue id of the requirement the answer breaks.
+	Requirement string
 }
 
 func (e *ServerError) Error() string {
@@ -119,16 +121,20 @@ func whoami(ctx context.Context, c *client.Client, token string) (me, error) {
 	}
 	switch {
 	case resp.Status == http.StatusNotFound:
-		return me{}, &ServerError{Op: op, Status: resp.Status, Reason: fmt.Sprintf("answered 404 (is base_url right? it names the mount path, without /v1): %s", bodyStart(c, resp))}
+		return me{}, &ServerError{Op: op, Status: resp.Status, Requirement: "HTTP-V1-PREFIX", Reason: fmt.Sprintf("answered 404 (is base_url right? it names the mount path, without /v1): %s", bodyStart(c, resp))}
 	case resp.Status != http.StatusOK:
-		return me{}, &ServerError{Op: op, Status: resp.Status, Reason: fmt.Sprintf("answered %d: %s", resp.Status, bodyStart(c, resp))}
+		return me{}, &ServerError{Op: op, Status: resp.Status, Requirement: "USER-GET-ARRAY", Reason: fmt.Sprintf("answered %d: %s", resp.Status, bodyStart(c, resp))}
 	}
 	var users []me
 	if err := json.Unmarshal(resp.Body, &users); err != nil {
-		return me{}, &ServerError{Op: op, Reason: fmt.Sprintf("answered 200 with a body that is not a JSON array of users (%v): %s", c.Redactor().Error(err), bodyStart(c, resp))}
+		req := "USER-GET-ARRAY"
+		if !json.Valid(resp.Body) {
+			req = "HTTP-JSON-BODY"
+		}
+		return me{}, &ServerError{Op: op, Requirement: req, Reason: fmt.Sprintf("answered 200 with a body that is not a JSON array of users (%v): %s", c.Redactor().Error(err), bodyStart(c, resp))}
 	}
 	if len(users) != 1 || users[0].ID == "" {
-		return me{}, &ServerError{Op: op, Reason: fmt.Sprintf("answered 200 with %d users, want exactly one carrying an id: %s", len(users), bodyStart(c, resp))}
+		return me{}, &ServerError{Op: op, Requirement: "USER-GET-ARRAY", Reason: fmt.Sprintf("answered 200 with %d users, want exactly one carrying an id: %s", len(users), bodyStart(c, resp))}
 	}
 	return users[0], nil
 }

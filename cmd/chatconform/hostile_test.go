@@ -260,29 +260,37 @@ func userAnswers(status int, contentType, body string, refuse string) http.Handl
 }
 
 // Before any check, every token is tried: a server that answers its own
-// API wrongly is a target failure (exit 1), a refused token is a
-// description error naming the user (exit 2), an unreachable target exits
-// 3; each writes its reports with one sentence and no check rows.
+// API wrongly is a target failure (exit 1) on the requirement it breaks,
+// with that one FAIL row; a refused token is a description error naming
+// the user (exit 2), an unreachable target exits 3, both with no check
+// rows; each writes its reports with one sentence.
 func TestPreflight(t *testing.T) {
 	user := `[{"id":"u1","username":"a","displayName":"a","url":"/a","avatarUrlSmall":"https://a.example/s","avatarUrlMedium":"https://a.example/m"}]`
 	for _, tc := range []struct {
-		name string
-		desc string
-		code int
-		says string
+		name  string
+		desc  string
+		code  int
+		says  string
+		fails string // the requirement the preflight fails, for a target failure
 	}{
-		{"500 html", serveTLS(t, userAnswers(500, "text/html", "<h1>oops</h1>", ""), "tok-one"), 1, "answers its own API wrongly"},
-		{"invalid json", serveTLS(t, userAnswers(200, "application/json", "[{", ""), "tok-one"), 1, "answers its own API wrongly"},
-		{"refused token", serveTLS(t, userAnswers(200, "application/json; charset=utf-8", user, "tok-two"), "tok-one", "tok-two"), 2, "users[1].token"},
-		{"unreachable", writeDesc(t, "base_url: https://127.0.0.1:1\nusers:\n  - token: tok-one\n"), 3, "could not be reached"},
+		{"500 html", serveTLS(t, userAnswers(500, "text/html", "<h1>oops</h1>", ""), "tok-one"), 1, "answers its own API wrongly", "USER-GET-ARRAY"},
+		{"invalid json", serveTLS(t, userAnswers(200, "application/json", "[{", ""), "tok-one"), 1, "answers its own API wrongly", "HTTP-JSON-BODY"},
+		{"refused token", serveTLS(t, userAnswers(200, "application/json; charset=utf-8", user, "tok-two"), "tok-one", "tok-two"), 2, "users[1].token", ""},
+		{"unreachable", writeDesc(t, "base_url: https://127.0.0.1:1\nusers:\n  - token: tok-one\n"), 3, "could not be reached", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := runWithReports(t, "--target", tc.desc, "--seed", "3", "--timeout", "3s")
 			if o.code != tc.code || !strings.Contains(o.console, tc.says) {
 				t.Fatalf("exit %d (want %d), output lacks %q:\n%s", o.code, tc.code, tc.says, o.console)
 			}
-			if n := len(o.checkRows()); n != 0 || strings.Count(o.console, "\n") > 6 {
-				t.Errorf("check rows %v; console:\n%s", o.checkRows(), o.console)
+			rows := o.checkRows()
+			switch {
+			case tc.fails != "":
+				if len(rows) != 1 || rows["FAIL"] != 1 || !strings.Contains(o.console, "FAIL         "+tc.fails) {
+					t.Errorf("want one FAIL row on %s; check rows %v; console:\n%s", tc.fails, rows, o.console)
+				}
+			case len(rows) != 0 || strings.Count(o.console, "\n") > 6:
+				t.Errorf("check rows %v; console:\n%s", rows, o.console)
 			}
 			if !strings.Contains(o.report.Halted, tc.says) || !strings.Contains(o.junit, tc.says) || !strings.Contains(o.html, "stopped early") {
 				t.Errorf("reports do not say why: halted %q\n%s", o.report.Halted, o.junit)
