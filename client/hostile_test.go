@@ -484,7 +484,8 @@ func TestTLSAndTimeoutFailuresAreTyped(t *testing.T) {
 	if !errors.As(err, &te) || te.Kind != KindTLS {
 		t.Errorf("untrusted certificate: %v", err)
 	}
-	c, _ := hostileClient(t, srv, func(c *Config) { c.Timeout = 100 * time.Millisecond })
+	// A second: room for the handshake on a busy machine; /v1/user never answers.
+	c, _ := hostileClient(t, srv, func(c *Config) { c.Timeout = time.Second })
 	_, err = c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: hostileTokens[1]})
 	if !errors.As(err, &te) || te.Kind != KindTimeout || c.ConsecutiveFailures() != 1 {
 		t.Errorf("no answer: %v (failures %d)", err, c.ConsecutiveFailures())

@@ -89,6 +89,18 @@ func blame(op string, v spec.Violation) string {
 			// Not a message at all: the operation did not answer with one.
 			return operationRequirement[op]
 		}
+		// The fields a send or an edit states values for answer to those
+		// statements.
+		switch {
+		case op == "sendMessage" && (first == "v" || first == "unread" || first == "readBy"):
+			return "MSG-SEND-DEFAULTS"
+		case op == "sendMessage" && first == "editedAt":
+			return "MSG-SEND-EDITEDAT-NULL"
+		case op == "updateMessage" && first == "editedAt":
+			return "MSG-EDIT-EDITEDAT"
+		case op == "updateMessage" && first == "v":
+			return "MSG-EDIT-V-INC"
+		}
 		switch first {
 		case "":
 			if op == "listMessages" {

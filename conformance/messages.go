@@ -26,6 +26,8 @@ func messageSpecs(d decl) {
 				Expect(m.ReadBy).To(Equal(0), "readBy of a new message")
 			})
 			e.verifies("MSG-SEND-EDITEDAT-NULL", func() { Expect(m.EditedAt).To(BeNil(), "editedAt of a new message") })
+			By("judging listed messages against the document too")
+			e.list(0, e.writeRoom(), q("limit", "20")) // each message of the page is validated (MSG-SHAPE)
 		})
 
 		d.it("keeps the text unchanged and names the sender as fromUser", reqs("MSG-SEND-TEXT"), func(e *Env) {

@@ -117,6 +117,12 @@ func roomSpecs(d decl) {
 					Expect(idSetRooms(channels)).To(HaveKey(ch), "the channel %s the description names is not in user 1's channels list", ch)
 				})
 			}
+			By("judging the channels the rooms list holds too")
+			for _, rm := range e.rooms(0, "rooms") {
+				if rm.PlatformType == "USER_CHANNEL" {
+					channels = append(channels, rm)
+				}
+			}
 			if len(channels) == 0 {
 				Skip("user 1 has no channel")
 			}

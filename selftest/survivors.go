@@ -9,8 +9,6 @@ import "strings"
 var survivorReasons = map[string]string{
 	// weak check: no core check looks where the defect shows.
 	"CHANNEL-LIST/too-wide":                "weak check: the channels list is not compared with the channels the user belongs to",
-	"CHANNEL-NO-USERCOUNT/shape#2":         "weak check: channels are judged in the channels list only, not in the rooms list",
-	"CHANNEL-SECURITY/shape#3":             "weak check: channels are judged in the channels list only, not in the rooms list",
 	"MSG-EDIT-EDITEDAT/stale-derived#2":    "weak check: editedAt after an edit must be a timestamp, not one later than sent",
 	"ORG-LIST/too-wide":                    "weak check: the organisations list is not compared with the user's memberships; the description names none",
 	"ORG-ROOM/shape#2":                     "weak check: the organisation room hint is not required to appear embedded in the organisations list",
@@ -24,21 +22,15 @@ var survivorReasons = map[string]string{
 	"UNREAD-MARK-READ/too-wide":            "weak check: after marking read, another member's unread state is not looked at",
 	"UNREAD-READBY/stale-derived#2":        "weak check: readBy is compared before and after one mark-read, not read back after a second look",
 	"USER-V-OPTIONAL/shape#2":              "weak check: USER-V-OPTIONAL is judged on GET /v1/user only, not on a message's fromUser",
-	"MSG-SHAPE/shape#2":                    "weak check: MSG-SHAPE is judged on a sent message only, not on listed ones",
-	"MSG-SHAPE/shape#3":                    "weak check: MSG-SHAPE is judged on a sent message only, not on listed ones",
 	"MSG-SHAPE/shape#4":                    "weak check: MSG-SHAPE is judged on a sent message without URLs, so plain-string urls never reach it",
 
 	// attribution: a check sees the defect, and blames it on another
 	// requirement than the one it breaks (ELSEWHERE, or BLOCKED by it).
-	"CHANNEL-LIST/wrong-subject":     "attribution: the repository rooms in the channels list carry userCount, and the channels check judges userCount before platformType, so CHANNEL-NO-USERCOUNT fails instead of CHANNEL-LIST",
-	"MSG-EDIT-EDITEDAT/shape":        "attribution: a non-UTC editedAt in an edit's answer is blamed on MSG-SHAPE and blocks the edit check, which verifies MSG-EDIT-EDITEDAT",
-	"MSG-LIST/shape#2":               "attribution: list items that are not messages are blamed on MSG-META-EMPTY (their first missing field the check verifies), not MSG-LIST",
-	"MSG-SEND-DEFAULTS/shape#2":      "attribution: v 0 on a new message breaks the schema's minimum and is blamed on MSG-SHAPE; the send check could claim it for MSG-SEND-DEFAULTS",
-	"MSG-SEND-EDITEDAT-NULL/shape#2": "attribution: a new message without editedAt is blamed on MSG-SHAPE (a missing field); MSG-SEND-EDITEDAT-NULL is not judged",
-	"MSG-SEND-EDITEDAT-NULL/shape#3": "attribution: an empty-string editedAt on a new message is blamed on MSG-SHAPE; MSG-SEND-EDITEDAT-NULL is not judged",
-	"MSG-SHAPE/shape#5":              "attribution: missing urls are blamed on META-URLS and block the send check; presence of every field but status is MSG-SHAPE's (--full: a META-URLS check fails for it)",
-	"ROOM-LIST/shape#3":              "attribution: list items that are not rooms (no id) are blamed on ROOM-SHAPE, not ROOM-LIST",
-	"UNREAD-READBY/shape":            "attribution: a string readBy is blamed on MSG-SHAPE, which blocks the mark-read check that verifies UNREAD-READBY (--full: a MSG-SHAPE check fails for it)",
+	"CHANNEL-LIST/wrong-subject": "attribution: the repository rooms in the channels list carry userCount, and the channels check judges userCount before platformType, so CHANNEL-NO-USERCOUNT fails instead of CHANNEL-LIST",
+	"MSG-LIST/shape#2":           "attribution: list items that are not messages are blamed on MSG-META-EMPTY (their first missing field the check verifies), not MSG-LIST",
+	"MSG-SHAPE/shape#5":          "attribution: missing urls are blamed on META-URLS and block the send check; presence of every field but status is MSG-SHAPE's (--full: a META-URLS check fails for it)",
+	"ROOM-LIST/shape#3":          "attribution: list items that are not rooms (no id) are blamed on ROOM-SHAPE, not ROOM-LIST",
+	"UNREAD-READBY/shape":        "attribution: a string readBy is blamed on MSG-SHAPE, which blocks the mark-read check that verifies UNREAD-READBY (--full: a MSG-SHAPE check fails for it)",
 }
 
 // intermittentReason is why an intermittent fault may survive: the checks
