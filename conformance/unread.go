@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"slices"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -63,7 +65,7 @@ func unreadSpecs(d decl) {
 			e.step("UNREAD-CHAT", func() {
 				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElements(older.ID, m.ID, newer.ID)) })
 			})
-			if len(e.Users) > 2 && slicesContains(e.unread(2, room).Chat, m.ID) {
+			if len(e.Users) > 2 && slices.Contains(e.unread(2, room).Chat, m.ID) {
 				third = 2
 			}
 			before := e.getMessage(1, room, m.ID).ReadBy
@@ -113,8 +115,8 @@ func unreadSpecs(d decl) {
 				GinkgoHelper()
 				e.eventually(func(g Gomega) {
 					un := e.unread(0, room)
-					g.Expect(slicesContains(un.Chat, ping.ID)).To(Equal(listed), "unread chat holds %s", ping.ID)
-					g.Expect(slicesContains(un.Mention, ping.ID)).To(Equal(listed), "unread mentions hold %s", ping.ID)
+					g.Expect(slices.Contains(un.Chat, ping.ID)).To(Equal(listed), "unread chat holds %s", ping.ID)
+					g.Expect(slices.Contains(un.Mention, ping.ID)).To(Equal(listed), "unread mentions hold %s", ping.ID)
 					var found *Room
 					for _, rm := range e.rooms(0, "rooms") {
 						if rm.ID == room {
@@ -145,13 +147,4 @@ func unreadSpecs(d decl) {
 			agree(false)
 		})
 	})
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

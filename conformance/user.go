@@ -19,7 +19,7 @@ func userSpecs(d decl) {
 				Expect(users[0].Username).NotTo(BeEmpty(), "username")
 				Expect(users[0].URL).To(HavePrefix("/"), "url")
 			})
-			By("judging the users messages carry as fromUser too")
+			By("judging the users that messages carry as fromUser too")
 			room := e.writeRoom()
 			text, _ := e.text()
 			e.send(0, room, text)

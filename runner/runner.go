@@ -306,7 +306,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		if errors.As(err, &se) && se.Requirement != "" && code == ExitFail {
 			// The preflight is the first check of the requirement it found
 			// broken: the run fails there, in that requirement's name.
-			return s.haltedOn(cfg, d, start, code, red.String(reason), CheckResult{
+			return s.halted(cfg, d, start, code, red.String(reason), CheckResult{
 				Name: "preflight: " + se.Op + " with every token", IDs: []string{se.Requirement}, Outcome: Fail, Message: red.String(reason)})
 		}
 		return s.halted(cfg, d, start, code, red.String(reason))
@@ -380,15 +380,10 @@ func redirectGinkgo(w io.Writer) (restore func()) {
 	}
 }
 
-// halted ends a run that stopped before any check ran: the result holds
-// every requirement as NOT RUN and no check rows.
-func (s *Suite) halted(cfg Config, d *target.Description, start time.Time, code int, reason string) (*Result, error) {
-	return s.haltedOn(cfg, d, start, code, reason)
-}
-
-// haltedOn is halted with the checks that did run before the halt (the
-// preflight, when it found a requirement broken).
-func (s *Suite) haltedOn(cfg Config, d *target.Description, start time.Time, code int, reason string, ran ...CheckResult) (*Result, error) {
+// halted ends a run that stopped before the checks ran: the result holds
+// every requirement as NOT RUN, but for the checks in ran (the preflight,
+// when it found a requirement broken).
+func (s *Suite) halted(cfg Config, d *target.Description, start time.Time, code int, reason string, ran ...CheckResult) (*Result, error) {
 	red, url := cfg.redactor(d), ""
 	if d != nil {
 		url = red.String(d.BaseURL)
