@@ -23,6 +23,7 @@ type call struct {
 	msg   string // {messageId}
 	inner http.Handler
 	st    *state
+	body  []byte // the request body as it goes in, kept for steps that read it after the inner handler has
 }
 
 // reply is a captured response that steps may rewrite. Its body is decoded
@@ -74,6 +75,10 @@ type step func(c *call, next func() *reply) *reply
 func decorate(inner http.Handler, st *state, steps []step) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &call{r: r, inner: inner, st: st}
+		if r.Body != nil {
+			raw, _ := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+			c.setRawBody(raw)
+		}
 		c.route()
 		var run func(i int) *reply
 		run = func(i int) *reply {
@@ -193,16 +198,11 @@ func (c *call) intParam(name string) (int, bool) {
 	return n, err == nil
 }
 
-// jsonBody decodes the request body as a JSON object and puts it back, so
-// the request can still go in. A body that is not an object gives nil.
+// jsonBody decodes the request body as a JSON object, also after the inner
+// handler has read it. A body that is not an object gives nil.
 func (c *call) jsonBody() map[string]any {
-	if c.r.Body == nil {
-		return nil
-	}
-	raw, _ := io.ReadAll(c.r.Body)
-	c.r.Body = io.NopCloser(bytes.NewReader(raw))
 	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
+	if json.Unmarshal(c.body, &m) != nil {
 		return nil
 	}
 	return m
@@ -216,6 +216,7 @@ func (c *call) setJSONBody(m map[string]any) {
 
 // setRawBody replaces the request body with bytes.
 func (c *call) setRawBody(raw []byte) {
+	c.body = raw
 	c.r.Body = io.NopCloser(bytes.NewReader(raw))
 	c.r.ContentLength = int64(len(raw))
 	c.r.Header.Del("Content-Length")

@@ -19,8 +19,6 @@ var survivorReasons = map[string]string{
 	"REPO-ROOM/wrong-subject":              "weak check: embedded rooms are not matched to their repository",
 	"ROOM-USER-ONLY-ONE-TO-ONE/shape#2":    "weak check: the user-only-on-one-to-one rule is judged on the rooms list only",
 	"ROOM-USER-ONLY-ONE-TO-ONE/shape#3":    "weak check: the user-only-on-one-to-one rule is judged on the rooms list only",
-	"UNREAD-MARK-READ/too-wide":            "weak check: after marking read, another member's unread state is not looked at",
-	"UNREAD-READBY/stale-derived#2":        "weak check: readBy is compared before and after one mark-read, not read back after a second look",
 	"USER-V-OPTIONAL/shape#2":              "weak check: USER-V-OPTIONAL is judged on GET /v1/user only, not on a message's fromUser",
 	"MSG-SHAPE/shape#4":                    "weak check: MSG-SHAPE is judged on a sent message without URLs, so plain-string urls never reach it",
 

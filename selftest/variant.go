@@ -3,7 +3,6 @@ package selftest
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -128,12 +127,7 @@ func prefixIDs() step {
 		c.r.URL.Path = prefixedID.ReplaceAllString(c.r.URL.Path, "$1")
 		c.r.URL.RawPath = ""
 		c.r.URL.RawQuery = prefixedID.ReplaceAllString(c.r.URL.RawQuery, "$1")
-		if c.r.Body != nil {
-			raw, _ := io.ReadAll(c.r.Body)
-			raw = prefixedID.ReplaceAll(raw, []byte("$1"))
-			c.r.Body, c.r.ContentLength = io.NopCloser(bytes.NewReader(raw)), int64(len(raw))
-			c.r.Header.Del("Content-Length")
-		}
+		c.setRawBody(prefixedID.ReplaceAll(c.body, []byte("$1")))
 		x := next()
 		x.setRaw(hexID.ReplaceAll(x.bytes(), []byte(`"id-$1"`)))
 		return x
