@@ -52,6 +52,7 @@ func (f Fault) survives(reason string) Fault { f.Survives = reason; return f }
 // Faults returns the whole catalogue, sorted by name.
 func Faults() []Fault {
 	all := append(legacyFaults(), classFaults()...)
+	all = append(all, blindFaults()...)
 	seen := map[string]int{}
 	for i := range all {
 		base := all[i].Req + "/" + all[i].Class
