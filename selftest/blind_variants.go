@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/chatrooms/conformance/target"
 )
@@ -156,6 +157,70 @@ func blindVariants() []Variant {
 				}
 				return next()
 			})}},
+		{Name: "rooms-without-channels", What: "leaves channels out of the rooms list (the document names one-to-one, organisation and repository rooms there)",
+			steps: []step{onSuccess("listUserRooms", func(c *call, x *reply) {
+				x.set(filter(x.get(), func(r map[string]any) bool { return r["platformType"] != "USER_CHANNEL" }))
+			})}},
+		{Name: "search-case-sensitive", What: "matches search terms case-sensitively",
+			steps: []step{onSuccess("listMessages", func(c *call, x *reply) {
+				terms := strings.Fields(c.query().Get("q"))
+				if len(terms) == 0 {
+					return
+				}
+				x.set(filter(x.get(), func(m map[string]any) bool {
+					for _, t := range terms {
+						if !strings.Contains(asString(m["text"]), t) {
+							return false
+						}
+					}
+					return true
+				}))
+			})}},
+		{Name: "html-paragraphs-kept", What: "keeps the <p> element around a text of one paragraph",
+			steps: []step{messages("msgs", func(c *call, m map[string]any) {
+				h := asString(m["html"])
+				for _, block := range []string{"<p>", "<ul", "<ol", "<pre", "<blockquote", "<h", "<table", "<hr", "<div"} {
+					if strings.HasPrefix(h, block) {
+						return
+					}
+				}
+				if h != "" {
+					m["html"] = "<p>" + h + "</p>"
+				}
+			})}},
+		{Name: "microsecond-times", What: "writes timestamps with six fraction digits",
+			steps: []step{
+				messages("msgs", func(c *call, m map[string]any) {
+					for _, k := range []string{"sent", "editedAt"} {
+						m[k] = toMicros(m[k])
+					}
+				}),
+				rooms("rooms", func(c *call, r map[string]any) {
+					if _, ok := r["lastAccessTime"]; ok {
+						r["lastAccessTime"] = toMicros(r["lastAccessTime"])
+					}
+				}),
+			}},
+		{Name: "hidden-until-any-post", What: "brings a hidden room back to the user's rooms list as soon as anyone posts in it, not only the user",
+			steps: []step{
+				answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+					if y := c.do("GET", "/v1/user/"+c.user+"/rooms/"+c.room+"/unreadItems", nil, nil); !y.ok() {
+						return y
+					}
+					me, _ := c.caller()
+					c.st.stamp("b-hide:"+me.ID+":"+c.room, time.Now())
+					return succeed()
+				}),
+				onSuccess("sendMessage", func(c *call, x *reply) { c.st.stamp("b-post:"+c.room, time.Now()) }),
+				onSuccess("listUserRooms", func(c *call, x *reply) {
+					me, _ := c.caller()
+					x.set(filter(x.get(), func(r map[string]any) bool {
+						id := asString(r["id"])
+						hid := c.st.when("b-hide:" + me.ID + ":" + id)
+						return hid.IsZero() || c.st.when("b-post:"+id).After(hid)
+					}))
+				}),
+			}},
 		{Name: "channels-owned-only", What: "lists under a user's channels only the channels that user owns, not those joined (unsure: the document says channels that belong to a user, which may mean owned)",
 			steps: []step{onSuccess("listUserChannels", func(c *call, x *reply) {
 				me, _ := c.caller()
@@ -193,6 +258,16 @@ var (
 	numericEntities = strings.NewReplacer("&lt;", "&#60;", "&gt;", "&#62;", "&amp;", "&#38;", "&quot;", "&#34;")
 	bareHexID       = regexp.MustCompile(`^[0-9a-f]{24}$`)
 )
+
+// toMicros writes a timestamp with six fraction digits; anything else is
+// left as it is.
+func toMicros(v any) any {
+	t, err := time.Parse(time.RFC3339Nano, asString(v))
+	if err != nil {
+		return v
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000000Z")
+}
 
 // zToOffset writes a timestamp ending in Z with +00:00 instead.
 func zToOffset(v any) any {
