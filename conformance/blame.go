@@ -25,6 +25,14 @@ var operationRequirement = map[string]string{
 	"updateMessage":       "MSG-EDIT",
 }
 
+// structural reports whether a violation says the answer is not what the
+// operation returns at all (a refusal, not a list, an item of another
+// kind): it explains every other violation of the same answer.
+func structural(op string, v spec.Violation) bool {
+	r := blame(op, v)
+	return r != "" && r == operationRequirement[op]
+}
+
 var arrayIndex = regexp.MustCompile(`\[\d+\]`)
 
 // blame names the requirement a violation of the document breaks, from
@@ -56,8 +64,8 @@ func blame(op string, v spec.Violation) string {
 	case "listUserRooms", "listUserChannels":
 		list := map[string]string{"listUserRooms": "ROOM-LIST", "listUserChannels": "CHANNEL-LIST"}[op]
 		switch {
-		case v.Location == "$":
-			return list
+		case v.Location == "$", path == "id" && v.Rule == "required":
+			return list // not a list, or an item that is not a room at all
 		case path == "" && v.Rule == "not" && op == "listUserChannels":
 			return "CHANNEL-NO-USERCOUNT" // the one thing a channel must not carry
 		case path == "":
@@ -85,13 +93,18 @@ func blame(op string, v spec.Violation) string {
 	case "getUnreadItems":
 		return "UNREAD-SHAPE"
 	case "listMessages", "getMessage", "sendMessage", "updateMessage":
-		if op != "listMessages" && (path == "" && v.Rule == "type" || path == "id" && v.Rule == "required") {
-			// Not a message at all: the operation did not answer with one.
+		if path == "" && v.Rule == "type" && op != "listMessages" || path == "id" && v.Rule == "required" {
+			// Not a message at all: the operation did not answer with one,
+			// or the list holds something else.
 			return operationRequirement[op]
 		}
 		// The fields a send or an edit states values for answer to those
 		// statements.
 		switch {
+		case first == "readBy" && v.Rule == "type":
+			return "UNREAD-READBY" // not a count at all, whatever its value
+		case first == "unread" && v.Rule == "type":
+			return "UNREAD-FLAG"
 		case op == "sendMessage" && (first == "v" || first == "unread" || first == "readBy"):
 			return "MSG-SEND-DEFAULTS"
 		case op == "sendMessage" && first == "editedAt":
@@ -100,6 +113,10 @@ func blame(op string, v spec.Violation) string {
 			return "MSG-EDIT-EDITEDAT"
 		case op == "updateMessage" && first == "v":
 			return "MSG-EDIT-V-INC"
+		case first == "readBy":
+			return "UNREAD-READBY"
+		case first == "unread":
+			return "UNREAD-FLAG"
 		}
 		switch first {
 		case "":
@@ -111,12 +128,13 @@ func blame(op string, v spec.Violation) string {
 			return "MSG-META-EMPTY"
 		case "gv":
 			return "MSG-NO-GV"
-		case "issues":
-			return "META-ISSUES"
-		case "mentions":
-			return "META-MENTIONS"
-		case "urls":
-			return "META-URLS"
+		case "issues", "mentions", "urls":
+			if rest == "" {
+				// The lists and their items being objects are the message's
+				// shape; what an item says is the metadata's own statement.
+				return "MSG-SHAPE"
+			}
+			return map[string]string{"issues": "META-ISSUES", "mentions": "META-MENTIONS", "urls": "META-URLS"}[first]
 		case "fromUser":
 			if rest == "v" {
 				return "USER-V-OPTIONAL"

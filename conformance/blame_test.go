@@ -37,12 +37,42 @@ func TestBlameNamesTheRequirementAViolationBreaks(t *testing.T) {
 		{"getUnreadItems", spec.Violation{Location: "$.chat", Rule: "required"}, "UNREAD-SHAPE"},
 		{"listUserRepos", spec.Violation{Location: "header Content-Type", Rule: "content-type"}, "HTTP-JSON-CONTENT-TYPE"},
 		{"listUserRepos", spec.Violation{Location: "$", Rule: "decode"}, "HTTP-JSON-BODY"},
+		{"listMessages", spec.Violation{Location: "$[0].id", Rule: "required"}, "MSG-LIST"},
+		{"listUserRooms", spec.Violation{Location: "$[3].id", Rule: "required"}, "ROOM-LIST"},
+		{"listUserChannels", spec.Violation{Location: "$[1].platformType", Rule: "enum"}, "CHANNEL-LIST"},
+		{"getMessage", spec.Violation{Location: "$.urls[0]", Rule: "type"}, "MSG-SHAPE"},
+		{"listMessages", spec.Violation{Location: "$[2].mentions", Rule: "required"}, "MSG-SHAPE"},
+		{"getMessage", spec.Violation{Location: "$.urls[0].url", Rule: "required"}, "META-URLS"},
+		{"listMessages", spec.Violation{Location: "$[0].readBy", Rule: "type"}, "UNREAD-READBY"},
+		{"getMessage", spec.Violation{Location: "$.unread", Rule: "type"}, "UNREAD-FLAG"},
+		{"sendMessage", spec.Violation{Location: "$.readBy", Rule: "type"}, "UNREAD-READBY"},
+		{"sendMessage", spec.Violation{Location: "$.readBy", Rule: "maximum"}, "MSG-SEND-DEFAULTS"},
 	} {
 		if got := blame(tc.op, tc.v); got != tc.want {
 			t.Errorf("%s %s [%s]: blamed %q, want %q", tc.op, tc.v.Location, tc.v.Rule, got, tc.want)
 		}
 		if _, ok := catalogue().Lookup(tc.want); !ok {
 			t.Errorf("%s is not in the catalogue", tc.want)
+		}
+	}
+}
+
+// An answer that is not what the operation returns explains every other
+// violation in it: the check fails (or is blocked) on that, once.
+func TestAStructuralViolationAnswersForTheRest(t *testing.T) {
+	meta := spec.Violation{Location: "$[0].meta", Rule: "required"}
+	noID := spec.Violation{Location: "$[0].id", Rule: "required"}
+	for _, tc := range []struct {
+		ids             []string
+		judged, blocked string
+	}{
+		{[]string{"MSG-LIST", "MSG-META-EMPTY"}, "MSG-LIST", ""},
+		{[]string{"MSG-META-EMPTY"}, "", "MSG-LIST"},
+	} {
+		e := &Env{ids: tc.ids, blocker: new(string), judging: new(string)}
+		e.attribute("listMessages", []spec.Violation{meta, noID})
+		if *e.judging != tc.judged || *e.blocker != tc.blocked {
+			t.Errorf("check of %v: judged %q blocked by %q, want %q and %q", tc.ids, *e.judging, *e.blocker, tc.judged, tc.blocked)
 		}
 	}
 }

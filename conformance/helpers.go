@@ -305,3 +305,34 @@ func (e *Env) seen(u int, room, id string) Message {
 	})
 	return m
 }
+
+// glance reads path as user u for a check that looks at one more place
+// its requirements show in (rooms embedded in other lists, say), without
+// judging the answer on anything else: violations of the check's own
+// requirements fail it; any other fault of the answer (a refusal, a body
+// that does not decode, violations of other requirements) is left to the
+// checks of those requirements, and glance reports false.
+func (e *Env) glance(u int, path string, v any) bool {
+	GinkgoHelper()
+	resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: path, Token: e.Users[u].Token})
+	if err != nil {
+		transportFailure(err)
+	}
+	var own []spec.Violation
+	for _, viol := range resp.Violations {
+		if slices.Contains(e.ids, blame(resp.Operation, viol)) {
+			own = append(own, viol)
+		}
+	}
+	if len(own) > 0 {
+		e.attribute(resp.Operation, own)
+		shown := *resp
+		shown.Violations = own
+		Fail(explain(&shown, "breaks the OpenAPI document of the "+string(e.Profile)+" profile:"))
+	}
+	if resp.Status != 200 || resp.JSON(v) != nil {
+		By(fmt.Sprintf("%s answered %d; it is left to its own checks", path, resp.Status))
+		return false
+	}
+	return true
+}

@@ -54,6 +54,16 @@ func (e *Env) step(req string, f func()) {
 // the check itself when it verifies one of the requirements they break,
 // otherwise the broken requirement blocks it (whatever step was under way).
 func (e *Env) attribute(op string, violations []spec.Violation) {
+	for _, v := range violations {
+		if structural(op, v) { // it explains the others: it alone answers
+			if r := blame(op, v); slices.Contains(e.ids, r) {
+				*e.blocker, *e.judging = "", r
+			} else {
+				*e.blocker = r
+			}
+			return
+		}
+	}
 	var broken []string
 	for _, v := range violations {
 		if r := blame(op, v); r != "" {

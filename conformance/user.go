@@ -52,6 +52,18 @@ func userSpecs(d decl) {
 			if v, ok := raw[0]["v"]; ok {
 				Expect(v).To(BeNumerically(">=", 0))
 			}
+			room := e.Target.WriteRoom
+			if room == "" {
+				By("no write_room: a message's sender is not looked at")
+				return
+			}
+			By("judging the sender embedded in a message, sent, read by id and listed")
+			// Each answer is validated: a v that is not an integer at any of
+			// these places fails this check (see blame).
+			text, _ := e.text()
+			m := e.send(0, room, text)
+			e.getMessage(0, room, m.ID)
+			e.list(0, room, q("limit", "5"))
 		})
 	})
 }
