@@ -52,6 +52,18 @@ func blame(op string, v spec.Violation) string {
 	path := strings.TrimPrefix(arrayIndex.ReplaceAllString(v.Location, ""), "$")
 	path = strings.TrimPrefix(path, ".")
 	first, rest, _ := strings.Cut(path, ".")
+	if op != "getCurrentUser" {
+		// A field of a user embedded anywhere (a message's sender, the other
+		// participant of a one-to-one room) is the user's shape.
+		for _, in := range []string{"fromUser.", "user.", "room.user."} {
+			if field, ok := strings.CutPrefix(path, in); ok && field != "" {
+				if field == "v" {
+					return "USER-V-OPTIONAL"
+				}
+				return "USER-SHAPE"
+			}
+		}
+	}
 	switch op {
 	case "getCurrentUser":
 		switch {
@@ -86,8 +98,12 @@ func blame(op string, v spec.Violation) string {
 		return "ROOM-SHAPE"
 	case "listUserOrgs", "listUserRepos":
 		entry := map[string]string{"listUserOrgs": "ORG", "listUserRepos": "REPO"}[op]
-		if first == "room" {
-			return entry + "-ROOM"
+		switch {
+		case first == "room" && (rest == "" || rest == "id" || rest == "platformType"):
+			return entry + "-ROOM" // no room, or not the entry's room
+		case first == "room":
+			// Any other field of the embedded room is judged as in a rooms list.
+			return blame("listUserRooms", spec.Violation{Location: "$[0]." + rest, Rule: v.Rule})
 		}
 		return entry + "-LIST"
 	case "getUnreadItems":
@@ -135,11 +151,6 @@ func blame(op string, v spec.Violation) string {
 				return "MSG-SHAPE"
 			}
 			return map[string]string{"issues": "META-ISSUES", "mentions": "META-MENTIONS", "urls": "META-URLS"}[first]
-		case "fromUser":
-			if rest == "v" {
-				return "USER-V-OPTIONAL"
-			}
-			return "USER-SHAPE"
 		}
 		return "MSG-SHAPE"
 	}

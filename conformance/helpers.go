@@ -264,11 +264,26 @@ func isTrue(b *bool) bool { return b != nil && *b }
 // leaveRead marks messages user 2 sent to user 1 read when the check ends,
 // so repeated runs do not pile unread state up on a long-lived target. It
 // judges nothing: a target that refuses is judged by the unread checks.
-func (e *Env) leaveRead(room string, ids ...string) {
+func (e *Env) leaveRead(room string, ids ...string) { e.leaveReadBy(0, room, ids...) }
+
+// leaveReadBy is leaveRead for user u.
+func (e *Env) leaveReadBy(u int, room string, ids ...string) {
 	DeferCleanup(func(ctx SpecContext) {
-		_, _ = e.Client.Do(ctx, client.Request{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems",
-			Token: e.Users[0].Token, Body: map[string]any{"chat": ids}})
+		_, _ = e.Client.Do(ctx, client.Request{Method: "POST", Path: "/v1/user/" + e.me(u) + "/rooms/" + room + "/unreadItems",
+			Token: e.Users[u].Token, Body: map[string]any{"chat": ids}})
 	})
+}
+
+// otherRooms returns the rooms of user 1 the description names (or
+// discovery found), other than the write room and hide_room.
+func (e *Env) otherRooms() []string {
+	var out []string
+	for _, id := range []string{e.Target.Rooms.Org, e.Target.Rooms.Repo, e.Target.Rooms.Channel, e.Target.Rooms.OneToOne} {
+		if id != "" && id != e.Target.WriteRoom && id != e.Target.HideRoom && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // listRequirementOf names what a list request exercises: the cursor or
@@ -312,9 +327,9 @@ func (e *Env) seen(u int, room, id string) Message {
 // requirements fail it; any other fault of the answer (a refusal, a body
 // that does not decode, violations of other requirements) is left to the
 // checks of those requirements, and glance reports false.
-func (e *Env) glance(u int, path string, v any) bool {
+func (e *Env) glance(u int, path string, query url.Values, v any) bool {
 	GinkgoHelper()
-	resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: path, Token: e.Users[u].Token})
+	resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: path, Query: query, Token: e.Users[u].Token})
 	if err != nil {
 		transportFailure(err)
 	}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -30,8 +31,14 @@ func messageSpecs(d decl) {
 				Expect(m.ReadBy).To(Equal(0), "readBy of a new message")
 			})
 			e.verifies("MSG-SEND-EDITEDAT-NULL", func() { Expect(m.EditedAt).To(BeNil(), "editedAt of a new message") })
-			By("judging listed messages against the document too")
-			e.list(0, e.writeRoom(), q("limit", "20")) // each message of the page is validated (MSG-SHAPE)
+			By("judging the message read by id, listed and found by search against the document too")
+			// Each answer is validated (MSG-SHAPE): a shape a server gets
+			// right in one answer may be wrong in another.
+			back := e.getMessage(0, e.writeRoom(), m.ID)
+			e.verifies("MSG-SEND-EDITEDAT-NULL", func() { Expect(back.EditedAt).To(BeNil(), "editedAt of a new message read back by id") })
+			e.list(0, e.writeRoom(), q("limit", "20"))
+			var found []Message
+			e.glance(0, messagesPath(e.writeRoom()), q("q", "notes", "limit", "10"), &found)
 		})
 
 		d.it("keeps the text unchanged and names the sender as fromUser", reqs("MSG-SEND-TEXT"), func(e *Env) {
@@ -43,6 +50,27 @@ func messageSpecs(d decl) {
 				Expect(m.Text).To(Equal(text), "text of a message user %d sent", u+1)
 				Expect(m.FromUser.ID).To(Equal(e.me(u)), "fromUser of a message user %d sent", u+1)
 			}
+			By("sending a text of several lines and over 300 characters, and reading it back")
+			// The maximum length is not shown: a server may refuse this text,
+			// but one that takes it keeps all of it, line breaks included.
+			f := e.Faker("long")
+			var long strings.Builder
+			for long.Len() < 600 {
+				long.WriteString(f.Sentence() + " ")
+				if long.Len() > 300 && !strings.Contains(long.String(), "\n") {
+					long.WriteString("\n")
+				}
+			}
+			text := long.String() + "\nlast line " + e.Marker()
+			resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Invalid: true})
+			if resp.Status != 200 {
+				By(fmt.Sprintf("the %d-character text was refused (%d): the maximum length is not shown", len(text), resp.Status))
+				return
+			}
+			var m Message
+			Expect(resp.JSON(&m)).To(Succeed(), "%s", explain(resp, "body"))
+			Expect(m.Text).To(Equal(text), "text of a %d-character message of several lines, as answered", len(text))
+			Expect(e.getMessage(0, room, m.ID).Text).To(Equal(text), "text of a %d-character message of several lines, read back", len(text))
 		})
 
 		d.it("flags a message sent with status true as a status update, and only that one", reqs("MSG-SEND-STATUS"), func(e *Env) {
@@ -77,16 +105,32 @@ func messageSpecs(d decl) {
 			// message in a list that other traffic cannot push it out of.
 			listed := e.list(1, room, q("aroundId", m.ID, "limit", "10"))
 			Expect(idsOf(listed)).To(ContainElement(m.ID), "the new message is not listed around itself")
+
+			By("reading by id a message older than the newest 100 of a room")
+			deepRoom := e.Target.Rooms.Org // the longest history a description names; only read
+			if deepRoom == "" || deepRoom == e.Target.HideRoom {
+				deepRoom = room
+			}
+			if newest := e.list(0, deepRoom, q("limit", "100")); len(newest) == 100 {
+				if deeper := e.list(0, deepRoom, q("beforeId", oldest(newest).ID, "limit", "1")); len(deeper) == 1 {
+					e.verifies("MSG-GET-ONE", func() {
+						Expect(e.getMessage(0, deepRoom, deeper[0].ID).ID).To(Equal(deeper[0].ID), "reading message %s, older than the newest 100 of room %s, by id", deeper[0].ID, deepRoom)
+					})
+				}
+			}
 		})
 
 		d.it("lists messages with meta an empty object", reqs("MSG-LIST", "MSG-META-EMPTY"), func(e *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
+			text += " notes"
 			m := e.send(0, room, text)
 			listed := e.list(0, room, q("limit", "20"))
 			e.verifies("MSG-LIST", func() { Expect(listed).NotTo(BeEmpty(), "the room lists no message after one was sent") })
+			var found []Message // search results are messages too, with meta empty
+			e.glance(0, messagesPath(room), q("q", "notes", "limit", "10"), &found)
 			e.verifies("MSG-META-EMPTY", func() {
-				for _, got := range append([]Message{m, e.getMessage(0, room, m.ID)}, listed...) {
+				for _, got := range append(append([]Message{m, e.getMessage(0, room, m.ID)}, listed...), found...) {
 					Expect(got.Meta).To(BeEmpty(), "meta of %s", got.ID)
 				}
 			})
@@ -125,8 +169,9 @@ func messageSpecs(d decl) {
 		d.it("read without changing unread state, read counts or versions", reqs("HTTP-GET-SAFE"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
+			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
 			text, _ := e.text()
-			m := e.send(1, room, text)
+			m := e.send(1, room, text+" "+word)
 			e.leaveRead(room, m.ID)
 			e.step("UNREAD-CHAT", func() {
 				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID)) })
@@ -145,6 +190,8 @@ func messageSpecs(d decl) {
 				e.getMessage(0, room, m.ID)
 				e.list(0, room, q("aroundId", m.ID, "limit", "5"))
 				e.list(0, room, q("limit", "50"))
+				var found []Message // a search that finds it (search itself is judged elsewhere)
+				e.glance(0, messagesPath(room), q("q", word, "limit", "10"), &found)
 				e.rooms(0, "rooms")
 				e.unread(0, room)
 			}
@@ -208,6 +255,22 @@ func versioningSpecs(d decl) {
 				Expect(again.EditedAt).NotTo(BeNil(), "editedAt after a second edit")
 				Expect(parseTime(*again.EditedAt)).To(BeTemporally(">", parseTime(m.Sent)),
 					"editedAt %s of an edit made more than a second after the message was sent (sent %s) is not later than sent: it is not the time of the edit", *again.EditedAt, m.Sent)
+				edited = again
+			})
+			e.verifies("MSG-EDIT-EDITEDAT", func() {
+				By("editing again later: editedAt moves to the time of the new edit")
+				prev := *edited.EditedAt
+				// A short pause is enough for timestamps finer than a second; a
+				// server that shows the same time after it gets a second more.
+				for i, pause := range []time.Duration{20 * time.Millisecond, 1100 * time.Millisecond} {
+					time.Sleep(pause)
+					next := e.edit(0, room, m.ID, fmt.Sprintf("%s (edited again %d)", text, i))
+					Expect(next.EditedAt).NotTo(BeNil(), "editedAt after a later edit")
+					if parseTime(*next.EditedAt).After(parseTime(prev)) {
+						return
+					}
+				}
+				Fail(fmt.Sprintf("editedAt stays %s through edits made more than a second apart: it is not the time of the latest edit", prev))
 			})
 		})
 
@@ -218,6 +281,7 @@ func versioningSpecs(d decl) {
 			m := e.sendBody(0, room, map[string]any{"text": text, "status": true}) // a status update must stay one
 			otherText, _ := e.text()
 			other := e.send(0, room, otherText) // newer than m: a lazy server edits the newest message
+			e.seen(1, room, m.ID)               // read before the edit too: the edit must show, whatever was read before
 			e.edit(0, room, m.ID, text+" (edited)")
 
 			By("reading both messages back as user 2")
@@ -262,6 +326,7 @@ func versioningSpecs(d decl) {
 						found = true
 						Expect(l.V).To(Equal(5), "v in the list")
 						Expect(l.Text).To(Equal(last.Text), "text in the list")
+						Expect(l.EditedAt).NotTo(BeNil(), "editedAt in the list after 4 edits")
 					}
 				}
 				Expect(found).To(BeTrue(), "the edited message is not in the list")

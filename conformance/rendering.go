@@ -85,14 +85,18 @@ func renderingSpecs(d decl) {
 		d.it("wraps a mention of a user in a span with class mention and lists it", reqs("RENDER-MENTION", "META-MENTIONS"), func(e *Env) {
 			e.needUsers(2)
 			_, marker := e.text()
-			m := e.send(0, e.writeRoom(), "hello @"+e.Users[1].Username+" "+marker)
+			// Two mentions, of two users: each is wrapped and listed.
+			m := e.send(0, e.writeRoom(), "hello @"+e.Users[1].Username+" "+marker+" cc @"+e.Users[0].Username)
 			e.verifies("RENDER-MENTION", func() {
-				spans := withClass(elements(m.HTML), "span", "mention")
-				Expect(spans).To(HaveLen(1), "html: %s", m.HTML)
-				Expect(spans[0].text).To(Equal("@" + e.Users[1].Username))
+				var shown []string
+				for _, span := range withClass(elements(m.HTML), "span", "mention") {
+					shown = append(shown, span.text)
+				}
+				Expect(shown).To(ConsistOf("@"+e.Users[1].Username, "@"+e.Users[0].Username), "mention spans of a text with two mentions; html: %s", m.HTML)
 			})
 			e.verifies("META-MENTIONS", func() {
-				Expect(m.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}))
+				Expect(m.Mentions).To(ContainElements(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}, MentionRef{ScreenName: e.Users[0].Username, UserID: e.me(0)}),
+					"mentions of a text with two mentions")
 			})
 		})
 
@@ -109,21 +113,23 @@ func renderingSpecs(d decl) {
 
 		d.it("turns a URL into an anchor with class link and lists it", reqs("RENDER-LINK", "META-URLS"), func(e *Env) {
 			_, marker := e.text()
-			url := "https://example.com/" + marker + "?a=1&b=2#frag"
-			m := e.send(0, e.writeRoom(), "see "+url+" please")
+			// Two links, https and http: each becomes an anchor and is listed.
+			urls := []string{"https://example.com/" + marker + "?a=1&b=2#frag", "http://example.org/" + marker + "/plain"}
+			m := e.send(0, e.writeRoom(), "see "+urls[0]+" and "+urls[1]+" please")
 			e.verifies("RENDER-LINK", func() {
 				anchors := withClass(elements(m.HTML), "a", "link")
-				Expect(anchors).To(HaveLen(1), "html: %s", m.HTML)
+				Expect(anchors).To(HaveLen(2), "anchors of a text with two links; html: %s", m.HTML)
 				// A server may normalise a URL (escape it, drop a default port):
 				// the link must lead to the same place, not be the same bytes.
-				Expect(sameURL(anchors[0].attrs["href"], url)).To(BeTrue(), "the link's href %q does not lead to %q", anchors[0].attrs["href"], url)
+				for _, url := range urls {
+					Expect(anchors).To(ContainElement(WithTransform(func(a element) bool { return sameURL(a.attrs["href"], url) }, BeTrue())),
+						"no link's href leads to %q; html: %s", url, m.HTML)
+				}
 			})
 			e.verifies("META-URLS", func() {
-				found := false
-				for _, u := range m.URLs {
-					found = found || sameURL(u.URL, url)
+				for _, url := range urls {
+					Expect(m.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return sameURL(u.URL, url) }, BeTrue())), "urls %v do not list %q", m.URLs, url)
 				}
-				Expect(found).To(BeTrue(), "urls %v do not list %q", m.URLs, url)
 			})
 		})
 
@@ -184,19 +190,14 @@ func renderingSpecs(d decl) {
 
 		d.it("escapes special characters and never passes markup through", reqs("RENDER-ESCAPE"), func(e *Env) {
 			_, marker := e.text()
-			text := `<script>alert("x")</script> <b>bold?</b> 1 < 2 & 3 > 2 ` + marker
-			m := e.send(0, e.writeRoom(), text)
-			for _, el := range elements(m.HTML) {
-				Expect(el.tag).NotTo(BeElementOf("script", "b", "img", "iframe"), "html %q holds a <%s> element", m.HTML, el.tag)
-			}
-			// Escaped characters read back as the text that was sent, whichever
-			// escape (&lt; or &#60;) the server chose.
-			shown := textOfFragment(m.HTML)
-			Expect(shown).To(ContainSubstring(`<script>alert("x")</script>`), "html %q", m.HTML)
-			Expect(shown).To(ContainSubstring("1 < 2 & 3 > 2"), "html %q", m.HTML)
-			// Escaped means every & in the html starts a character reference:
-			// a browser forgives a bare "& ", the document does not.
-			Expect(bareAmpersand(m.HTML)).To(BeEmpty(), "html %q holds an unescaped &", m.HTML)
+			room := e.writeRoom()
+			// Markup on the first line and after a line break.
+			text := `<script>alert("x")</script> <b>bold?</b> 1 < 2 & 3 > 2 ` + marker + "\n<i>second</i> line & <iframe src=x></iframe>"
+			m := e.send(0, room, text)
+			escaped(m, `<script>alert("x")</script>`, "1 < 2 & 3 > 2", "<i>second</i> line & ")
+			By("editing the text to other markup: the edit's html is escaped too")
+			edited := e.edit(0, room, m.ID, `<b>edited</b> & <img src=x> `+marker)
+			escaped(edited, "<b>edited</b> & ")
 		})
 
 		d.it("leaves @names and #numbers in code alone", reqs("REF-HTML"), func(e *Env) {
@@ -208,6 +209,24 @@ func renderingSpecs(d decl) {
 			Expect(withClass(els, "span", "issue")).To(BeEmpty(), "html: %s", m.HTML)
 		})
 	})
+}
+
+// escaped checks that m's html shows each of texts as text, with no
+// element the text spelled and no bare &.
+func escaped(m Message, texts ...string) {
+	GinkgoHelper()
+	for _, el := range elements(m.HTML) {
+		Expect(el.tag).NotTo(BeElementOf("script", "b", "i", "img", "iframe"), "html %q holds a <%s> element", m.HTML, el.tag)
+	}
+	// Escaped characters read back as the text that was sent, whichever
+	// escape (&lt; or &#60;) the server chose.
+	shown := textOfFragment(m.HTML)
+	for _, t := range texts {
+		Expect(shown).To(ContainSubstring(t), "html %q", m.HTML)
+	}
+	// Escaped means every & in the html starts a character reference: a
+	// browser forgives a bare "& ", the document does not.
+	Expect(bareAmpersand(m.HTML)).To(BeEmpty(), "html %q holds an unescaped &", m.HTML)
 }
 
 // characterReference is what may follow an & in escaped html.

@@ -13,6 +13,11 @@ func roomSpecs(d decl) {
 	Describe("GET /v1/user/{userId}/rooms", func() {
 		d.it("lists rooms with documented types and kinds", reqs("ROOM-LIST", "ROOM-SHAPE", "ROOM-PLATFORM-TYPE"), func(e *Env) {
 			rooms := e.rooms(0, "rooms")
+			By("judging the rooms the channels, organisations and repositories lists hold too")
+			for _, list := range []string{"channels", "orgs", "repos"} {
+				var entries []map[string]any // each answer is validated; violations of room fields fail here
+				e.glance(0, "/v1/user/"+e.me(0)+"/"+list, nil, &entries)
+			}
 			for _, room := range rooms {
 				e.verifies("ROOM-SHAPE", func() { Expect(room.ID).NotTo(BeEmpty(), "a room without id") })
 				e.verifies("ROOM-PLATFORM-TYPE", func() {
@@ -58,22 +63,38 @@ func roomSpecs(d decl) {
 				}
 				// Which room fields are always present is not shown: oneToOne
 				// and user are judged where they appear.
-				Expect(room.URI).To(BeNil(), "one-to-one room %s carries uri", room.ID)
-				if room.User != nil {
-					Expect(room.User.ID).NotTo(Equal(e.me(0)), "one-to-one room %s names the current user as the other participant", room.ID)
-				}
+				e.verifies("ROOM-ONE-TO-ONE", func() {
+					Expect(room.URI).To(BeNil(), "one-to-one room %s carries uri", room.ID)
+					if room.User != nil {
+						Expect(room.User.ID).NotTo(Equal(e.me(0)), "one-to-one room %s names the current user as the other participant", room.ID)
+					}
+				})
 				if room.ID != e.Target.HideRoom { // whether it is listed depends on the hide check
 					oneToOne++
+				}
+			}
+			By("judging the one-to-one rooms of the other users: each names someone else")
+			for u := 1; u < len(e.Users); u++ {
+				var theirs []Room
+				if !e.glance(u, "/v1/user/"+e.me(u)+"/rooms", nil, &theirs) {
+					continue
+				}
+				for _, room := range theirs {
+					if room.User != nil && (room.PlatformType == "ONETOONE" || isTrue(room.OneToOne)) {
+						e.verifies("ROOM-ONE-TO-ONE", func() {
+							Expect(room.User.ID).NotTo(Equal(e.me(u)), "one-to-one room %s in user %d's list names user %d as the other participant", room.ID, u+1, u+1)
+						})
+					}
 				}
 			}
 			By("judging the rooms the channels, organisations and repositories lists hold")
 			var embedded []Room
 			var channels []Room
-			if e.glance(0, "/v1/user/"+e.me(0)+"/channels", &channels) {
+			if e.glance(0, "/v1/user/"+e.me(0)+"/channels", nil, &channels) {
 				embedded = append(embedded, channels...)
 			}
 			var orgs []Organisation
-			if e.glance(0, "/v1/user/"+e.me(0)+"/orgs", &orgs) {
+			if e.glance(0, "/v1/user/"+e.me(0)+"/orgs", nil, &orgs) {
 				for _, o := range orgs {
 					if o.Room != nil {
 						embedded = append(embedded, *o.Room)
@@ -81,7 +102,7 @@ func roomSpecs(d decl) {
 				}
 			}
 			var repos []Repository
-			if e.glance(0, "/v1/user/"+e.me(0)+"/repos", &repos) {
+			if e.glance(0, "/v1/user/"+e.me(0)+"/repos", nil, &repos) {
 				for _, p := range repos {
 					if p.Room != nil {
 						embedded = append(embedded, *p.Room)
@@ -139,6 +160,10 @@ func roomSpecs(d decl) {
 	Describe("GET /v1/user/{userId}/channels", func() {
 		d.it("lists only USER_CHANNEL rooms, without userCount and with security", reqs("CHANNEL-LIST", "CHANNEL-NO-USERCOUNT", "CHANNEL-SECURITY"), func(e *Env) {
 			channels := e.rooms(0, "channels")
+			for u := 1; u < len(e.Users); u++ {
+				// Every user's list is a list, also one with no channel in it.
+				e.rooms(u, "channels")
+			}
 			if ch := e.Target.Rooms.Channel; ch != "" && !e.Target.Discovered["channel"] {
 				// A channel the description names must be listed: an empty
 				// list is no answer.

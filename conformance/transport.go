@@ -21,6 +21,19 @@ func transportSpecs(d decl) {
 			expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: p.(client.TokenPlace)}), &users)
 			Expect(users).To(HaveLen(1))
 			Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified another user", u+1)
+			room := e.Target.WriteRoom
+			if room == "" {
+				By("no write_room: the token is tried on reads only")
+				return
+			}
+			By("sending a message with the token in the same place: writes take it too")
+			w := min(1, len(e.Users)-1) // a user of the write room, preferably not the first
+			text, _ := e.text()
+			e.send(w, room, text) // with a Bearer header: whether sending works at all is MSG-SEND-200's
+			text, _ = e.text()
+			var m Message
+			expectOK(e.call(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: p.(client.TokenPlace)}), &m)
+			Expect(m.FromUser.ID).To(Equal(e.me(w)), "a message sent with user %d's token in this place names another sender", w+1)
 		},
 			d.entry("as an Authorization Bearer header", reqs("AUTH-BEARER"), client.Bearer),
 			d.entry("as the access_token query parameter", reqs("AUTH-QUERY-TOKEN"), client.QueryToken),
@@ -47,6 +60,9 @@ func transportSpecs(d decl) {
 			}
 			altered := real[:len(real)-1] + string(last)
 			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: altered, Invalid: true}), "a token with its last character changed")
+			// And with characters added: a server that only checks that the
+			// token starts with a real one lets this in.
+			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: real + "x0", Invalid: true}), "a real token with characters appended")
 		})
 
 		d.it("labels every success that carries a body application/json with charset utf-8", reqs("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func(e *Env) {

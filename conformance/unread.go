@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -23,11 +24,15 @@ func unreadSpecs(d decl) {
 			text, marker := e.text()
 			plain := e.send(1, room, text)
 			ping := e.send(1, room, "@"+e.Users[0].Username+" "+text)
-			elsewhere := e.send(1, room, "@nobody"+marker+" "+text) // mentions someone, not user 1
-			e.leaveRead(room, plain.ID, ping.ID, elsewhere.ID)
+			elsewhere := e.send(1, room, "@nobody"+marker+" "+text)   // mentions no one
+			self := e.send(1, room, "@"+e.Users[1].Username+" "+text) // mentions a user, not user 1
+			e.leaveRead(room, plain.ID, ping.ID, elsewhere.ID, self.ID)
+			// Newer messages of user 1's own, more than a page: a server that
+			// works unread state out of the newest page only loses these.
+			e.seed(0, room, deeperThanAPage)
 			e.verifies("UNREAD-CHAT", func() {
 				e.eventually(func(g Gomega) {
-					g.Expect(e.unread(0, room).Chat).To(ContainElements(plain.ID, ping.ID, elsewhere.ID), "unread chat of user 1")
+					g.Expect(e.unread(0, room).Chat).To(ContainElements(plain.ID, ping.ID, elsewhere.ID, self.ID), "unread chat of user 1, %d messages of user 1 later", deeperThanAPage)
 				})
 				Expect(e.unread(1, room).Chat).NotTo(ContainElement(plain.ID), "the author's own message is unread for the author")
 			})
@@ -36,7 +41,8 @@ func unreadSpecs(d decl) {
 					un := e.unread(0, room)
 					g.Expect(un.Mention).To(ContainElement(ping.ID), "unread mentions of user 1")
 					g.Expect(un.Mention).NotTo(ContainElement(plain.ID), "a message without a mention is listed as a mention")
-					g.Expect(un.Mention).NotTo(ContainElement(elsewhere.ID), "a message mentioning someone else is listed as a mention of user 1")
+					g.Expect(un.Mention).NotTo(ContainElement(elsewhere.ID), "a message mentioning no one is listed as a mention of user 1")
+					g.Expect(un.Mention).NotTo(ContainElement(self.ID), "a message mentioning user 2 only is listed as a mention of user 1")
 				})
 			})
 			By("reading the unread flag by id and in a list, as the reader and as the author")
@@ -60,6 +66,8 @@ func unreadSpecs(d decl) {
 			m := e.send(1, room, "@"+e.Users[0].Username+" "+text)
 			newerText, _ := e.text()
 			newer := e.send(1, room, newerText) // newer and not named
+			alsoText, _ := e.text()
+			also := e.send(1, room, alsoText) // named with m in the same request
 			e.leaveRead(room, older.ID, newer.ID)
 			third := -1 // another reader, whose unread state marking must not touch
 			e.step("UNREAD-CHAT", func() {
@@ -69,10 +77,21 @@ func unreadSpecs(d decl) {
 				third = 2
 			}
 			before := e.getMessage(1, room, m.ID).ReadBy
+			newerBefore := e.getMessage(1, room, newer.ID).ReadBy
 			e.seen(0, room, m.ID)
 			e.seen(0, room, newer.ID)
-			By("marking the middle message read as user 1, twice")
-			e.markRead(0, room, m.ID)
+			e.seen(0, room, also.ID)
+			// Unread messages of user 1 in another room, which marking read in
+			// this one must leave alone (read only: nothing is sent there).
+			elsewhere := map[string][]string{}
+			for _, other := range e.otherRooms() {
+				var un Unread
+				if e.glance(0, "/v1/user/"+e.me(0)+"/rooms/"+other+"/unreadItems", nil, &un) && len(un.Chat) > 0 {
+					elsewhere[other] = un.Chat
+				}
+			}
+			By("marking the middle message and a later one read as user 1 in one request, then the middle one again")
+			e.markRead(0, room, m.ID, also.ID)
 			// Marking it again may be refused (the document does not say); it
 			// must not count user 1 twice.
 			_, _ = e.Client.Do(e.ctx, client.Request{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems",
@@ -82,6 +101,7 @@ func unreadSpecs(d decl) {
 					un := e.unread(0, room)
 					g.Expect(un.Chat).NotTo(ContainElement(m.ID), "a message marked read is still unread chat")
 					g.Expect(un.Mention).NotTo(ContainElement(m.ID), "a message marked read is still an unread mention")
+					g.Expect(un.Chat).NotTo(ContainElement(also.ID), "the second message named in the same request is still unread chat")
 				})
 				By("checking that the messages not named are still unread")
 				un := e.unread(0, room)
@@ -89,6 +109,12 @@ func unreadSpecs(d decl) {
 				Expect(un.Chat).To(ContainElement(older.ID), "marking %s read also marked the older %s, which was not named", m.ID, older.ID)
 				if third > 0 {
 					Expect(e.unread(third, room).Chat).To(ContainElement(m.ID), "user 1 marking %s read marked it read for user %d too", m.ID, third+1)
+				}
+				for other, ids := range elsewhere {
+					Expect(e.unread(0, other).Chat).To(ContainElements(ids), "marking messages of room %s read also marked read user 1's unread messages in room %s", room, other)
+				}
+				if len(elsewhere) == 0 {
+					By("user 1 has no unread message in another described room: marking read there is not looked at")
 				}
 			})
 			e.verifies("UNREAD-FLAG", func() {
@@ -102,49 +128,98 @@ func unreadSpecs(d decl) {
 					g.Expect(e.peek(g, 0, room, m.ID).ReadBy).To(Equal(before+1), "readBy after user 1, and only user 1, read it (marked twice)")
 				})
 				Expect(e.getMessage(1, room, m.ID).ReadBy).To(Equal(before+1), "readBy read again, by the author")
+				Expect(e.getMessage(1, room, newer.ID).ReadBy).To(Equal(newerBefore), "readBy of a message nobody marked read changed")
 			})
 		})
 
 		d.it("keeps the room's unreadItems and mentions in agreement with the lists, before and after marking read", reqs("UNREAD-ROOM-COUNTS"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
-			text, _ := e.text()
-			ping := e.send(1, room, "@"+e.Users[0].Username+" "+text)
-			e.leaveRead(room, ping.ID)
-			agree := func(listed bool) {
-				GinkgoHelper()
-				e.eventually(func(g Gomega) {
-					un := e.unread(0, room)
-					g.Expect(slices.Contains(un.Chat, ping.ID)).To(Equal(listed), "unread chat holds %s", ping.ID)
-					g.Expect(slices.Contains(un.Mention, ping.ID)).To(Equal(listed), "unread mentions hold %s", ping.ID)
-					var found *Room
-					for _, rm := range e.rooms(0, "rooms") {
-						if rm.ID == room {
-							found = &rm
-						}
-					}
-					if found == nil {
-						Skip("the write room is not in user 1's rooms list")
-					}
-					if found.UnreadItems == nil && found.Mentions == nil {
-						Skip("the room carries neither unreadItems nor mentions")
-					}
-					if found.UnreadItems != nil {
-						g.Expect(*found.UnreadItems).To(Equal(len(un.Chat)), "room unreadItems vs unread chat list")
-					}
-					if found.Mentions != nil {
-						g.Expect(*found.Mentions).To(Equal(len(un.Mention)), "room mentions vs unread mention list")
-					}
+			// Each user's own counts, looked at from both sides: a server that
+			// shows every caller the first user's counts fails for user 2.
+			for _, pair := range [][2]int{{1, 0}, {0, 1}} {
+				from, to := pair[0], pair[1]
+				text, _ := e.text()
+				ping := e.send(from, room, "@"+e.Users[to].Username+" "+text)
+				e.leaveReadBy(to, room, ping.ID)
+				By(fmt.Sprintf("with a new unread mention of user %d", to+1))
+				e.step("UNREAD-CHAT", func() {
+					e.eventually(func(g Gomega) { g.Expect(e.unread(to, room).Chat).To(ContainElement(ping.ID)) })
 				})
+				e.countsAgree(to, room, ping.ID, true)
+				By(fmt.Sprintf("after user %d marks that message read", to+1))
+				e.markRead(to, room, ping.ID)
+				e.countsAgree(to, room, ping.ID, false)
 			}
-			By("with a new unread mention")
-			e.step("UNREAD-CHAT", func() {
-				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElement(ping.ID)) })
-			})
-			agree(true)
-			By("after marking that message read")
-			e.markRead(0, room, ping.ID)
-			agree(false)
 		})
 	})
+}
+
+// countsAgree waits until user u's unread lists of room hold message id
+// (or not, as listed says) and every entry of the room user u is shown —
+// in the rooms list, the channels list, or embedded in an organisation or
+// repository — counts as many unread items and mentions as the lists.
+func (e *Env) countsAgree(u int, room, id string, listed bool) {
+	GinkgoHelper()
+	e.eventually(func(g Gomega) {
+		un := e.unread(u, room)
+		g.Expect(slices.Contains(un.Chat, id)).To(Equal(listed), "unread chat of user %d holds %s", u+1, id)
+		g.Expect(slices.Contains(un.Mention, id)).To(Equal(listed), "unread mentions of user %d hold %s", u+1, id)
+		shown := e.roomEntries(u, room)
+		if len(shown) == 0 {
+			Skip(fmt.Sprintf("the write room is in none of user %d's lists", u+1))
+		}
+		counted := 0
+		for where, rm := range shown {
+			if rm.UnreadItems != nil {
+				counted++
+				g.Expect(*rm.UnreadItems).To(Equal(len(un.Chat)), "unreadItems of the room in user %d's %s vs the unread chat list", u+1, where)
+			}
+			if rm.Mentions != nil {
+				counted++
+				g.Expect(*rm.Mentions).To(Equal(len(un.Mention)), "mentions of the room in user %d's %s vs the unread mention list", u+1, where)
+			}
+		}
+		if counted == 0 {
+			Skip("the room carries neither unreadItems nor mentions")
+		}
+	})
+}
+
+// roomEntries returns the entries of room that user u's lists show, by the
+// list they are in. The rooms list is read as a step; the others are
+// glanced at, and left out when they cannot be read.
+func (e *Env) roomEntries(u int, room string) map[string]Room {
+	GinkgoHelper()
+	out := map[string]Room{}
+	for _, rm := range e.rooms(u, "rooms") {
+		if rm.ID == room {
+			out["rooms list"] = rm
+		}
+	}
+	var channels []Room
+	if e.glance(u, "/v1/user/"+e.me(u)+"/channels", nil, &channels) {
+		for _, rm := range channels {
+			if rm.ID == room {
+				out["channels list"] = rm
+			}
+		}
+	}
+	var orgs []Organisation
+	if e.glance(u, "/v1/user/"+e.me(u)+"/orgs", nil, &orgs) {
+		for _, o := range orgs {
+			if o.Room != nil && o.Room.ID == room {
+				out["organisations list"] = *o.Room
+			}
+		}
+	}
+	var repos []Repository
+	if e.glance(u, "/v1/user/"+e.me(u)+"/repos", nil, &repos) {
+		for _, p := range repos {
+			if p.Room != nil && p.Room.ID == room {
+				out["repositories list"] = *p.Room
+			}
+		}
+	}
+	return out
 }

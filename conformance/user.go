@@ -19,11 +19,27 @@ func userSpecs(d decl) {
 				Expect(users[0].Username).NotTo(BeEmpty(), "username")
 				Expect(users[0].URL).To(HavePrefix("/"), "url")
 			})
-			By("judging the users that messages carry as fromUser too")
-			room := e.writeRoom()
-			text, _ := e.text()
-			e.send(0, room, text)
-			for _, m := range e.list(0, room, q("limit", "10")) { // the document's schema judges each fromUser
+			By("judging the other participants of one-to-one rooms too")
+			var rooms []Room
+			if e.glance(0, "/v1/user/"+e.me(0)+"/rooms", nil, &rooms) { // each answer is validated: a user field breaking the schema fails here
+				for _, r := range rooms {
+					if r.User != nil {
+						e.verifies("USER-SHAPE", func() { Expect(r.User.URL).To(HavePrefix("/"), "user.url of room %s", r.ID) })
+					}
+				}
+			}
+			room := e.Target.WriteRoom
+			if room == "" {
+				By("no write_room: the senders of messages are not looked at")
+				return
+			}
+			By("judging the users that messages carry as fromUser too: sent, read by id, listed and found")
+			text, word := e.text()
+			m := e.send(0, room, text)
+			e.getMessage(0, room, m.ID)
+			var found []Message
+			e.glance(0, messagesPath(room), q("q", word, "limit", "10"), &found)
+			for _, m := range append(e.list(0, room, q("limit", "10")), found...) {
 				e.verifies("USER-SHAPE", func() { Expect(m.FromUser.URL).To(HavePrefix("/"), "fromUser.url of message %s", m.ID) })
 			}
 		})
