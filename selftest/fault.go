@@ -53,6 +53,7 @@ func (f Fault) survives(reason string) Fault { f.Survives = reason; return f }
 func Faults() []Fault {
 	all := append(legacyFaults(), classFaults()...)
 	all = append(all, blindFaults()...)
+	all = append(all, blind2Faults()...)
 	seen := map[string]int{}
 	for i := range all {
 		base := all[i].Req + "/" + all[i].Class

@@ -83,6 +83,7 @@ func Variants() []Variant {
 	vs = append(vs, moreVariants()...)
 	vs = append(vs, assumptionVariants()...)
 	vs = append(vs, blindVariants()...)
+	vs = append(vs, blind2Variants()...)
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
 	return vs
 }
