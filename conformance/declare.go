@@ -84,6 +84,8 @@ func (d decl) bind(ctx SpecContext) *Env {
 	e.ctx = ctx
 	e.ids = RequirementIDs(CurrentSpecReport().Labels())
 	e.blocker, e.judging = new(string), new(string)
+	e.left = &leftover{ids: map[int]map[string][]string{}}
+	DeferCleanup(e.markLeftRead)
 	return &e
 }
 

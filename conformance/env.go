@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -55,6 +56,15 @@ type Env struct {
 	ids     []string // the requirement ids the check verifies
 	blocker *string  // the requirement of the step under way, if any
 	judging *string  // the requirement the assertions under way are about
+	left    *leftover
+}
+
+// leftover is what a check's sends left unread for another described
+// user, by reader and room: marked read when the check ends, so a
+// long-lived server's unread lists do not grow from run to run.
+type leftover struct {
+	mu  sync.Mutex
+	ids map[int]map[string][]string
 }
 
 // NewEnv connects to the target and discovers what the description left

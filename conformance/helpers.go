@@ -27,6 +27,14 @@ func (e *Env) call(u int, req client.Request) *client.Response {
 	if err != nil {
 		transportFailure(err)
 	}
+	if req.Method == "POST" && strings.HasSuffix(req.Path, "/chatMessages") && resp.Status == 200 {
+		var sent struct {
+			ID string `json:"id"`
+		}
+		if resp.JSON(&sent) == nil {
+			e.noteSent(u, strings.TrimSuffix(strings.TrimPrefix(req.Path, "/v1/rooms/"), "/chatMessages"), sent.ID)
+		}
+	}
 	violations := resp.Violations
 	if req.Invalid && e.Profile == spec.Core {
 		// Error statuses are not shown at core: a request the check expects
@@ -261,17 +269,37 @@ func (e *Env) eventually(f func(g Gomega)) {
 // isTrue reads an optional boolean: absent counts as false.
 func isTrue(b *bool) bool { return b != nil && *b }
 
-// leaveRead marks messages user 2 sent to user 1 read when the check ends,
-// so repeated runs do not pile unread state up on a long-lived target. It
-// judges nothing: a target that refuses is judged by the unread checks.
-func (e *Env) leaveRead(room string, ids ...string) { e.leaveReadBy(0, room, ids...) }
+// noteSent records a message user u sent, which it leaves unread for the
+// other of users 1 and 2 (the two the write room is shared by).
+func (e *Env) noteSent(u int, room, id string) {
+	if id == "" || len(e.Users) < 2 || u > 1 {
+		return
+	}
+	reader := 1 - u
+	e.left.mu.Lock()
+	defer e.left.mu.Unlock()
+	if e.left.ids[reader] == nil {
+		e.left.ids[reader] = map[string][]string{}
+	}
+	e.left.ids[reader][room] = append(e.left.ids[reader][room], id)
+}
 
-// leaveReadBy is leaveRead for user u.
-func (e *Env) leaveReadBy(u int, room string, ids ...string) {
-	DeferCleanup(func(ctx SpecContext) {
-		_, _ = e.Client.Do(ctx, client.Request{Method: "POST", Path: "/v1/user/" + e.me(u) + "/rooms/" + room + "/unreadItems",
-			Token: e.Users[u].Token, Body: map[string]any{"chat": ids}})
-	})
+// markLeftRead marks what the check's sends left unread read for its
+// reader, when the check ends. It judges nothing: a target that refuses is
+// judged by the unread checks.
+func (e *Env) markLeftRead(ctx SpecContext) {
+	e.left.mu.Lock()
+	defer e.left.mu.Unlock()
+	for reader, rooms := range e.left.ids {
+		for room, ids := range rooms {
+			for len(ids) > 0 { // in batches, so no request body grows large
+				n := min(len(ids), 200)
+				_, _ = e.Client.Do(ctx, client.Request{Method: "POST", Path: "/v1/user/" + e.me(reader) + "/rooms/" + room + "/unreadItems",
+					Token: e.Users[reader].Token, Body: map[string]any{"chat": ids[:n]}})
+				ids = ids[n:]
+			}
+		}
+	}
 }
 
 // otherRooms returns the rooms of user 1 the description names (or

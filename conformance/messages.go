@@ -172,7 +172,6 @@ func messageSpecs(d decl) {
 			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
 			text, _ := e.text()
 			m := e.send(1, room, text+" "+word)
-			e.leaveRead(room, m.ID)
 			e.step("UNREAD-CHAT", func() {
 				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID)) })
 			})

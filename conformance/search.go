@@ -72,7 +72,6 @@ func scopeSpecs(d decl) {
 			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
 			text, _ := e.text()
 			m := e.send(1, room, text+" "+word)
-			e.leaveRead(room, m.ID)
 			e.eventually(func(g Gomega) {
 				g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID), "user 1's unread chat in the room the message was sent to")
 				var hits []Message

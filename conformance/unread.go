@@ -23,16 +23,16 @@ func unreadSpecs(d decl) {
 			room := e.writeRoom()
 			text, marker := e.text()
 			plain := e.send(1, room, text)
-			ping := e.send(1, room, "@"+e.Users[0].Username+" "+text)
-			elsewhere := e.send(1, room, "@nobody"+marker+" "+text)   // mentions no one
-			self := e.send(1, room, "@"+e.Users[1].Username+" "+text) // mentions a user, not user 1
-			e.leaveRead(room, plain.ID, ping.ID, elsewhere.ID, self.ID)
+			ping := e.send(1, room, text+" cc @"+e.Users[0].Username+" thanks") // the mention inside the text
+			elsewhere := e.send(1, room, "@nobody"+marker+" "+text)             // mentions no one
+			self := e.send(1, room, "@"+e.Users[1].Username+" "+text)           // mentions a user, not user 1
+			status := e.sendBody(1, room, map[string]any{"text": "waves " + text, "status": true})
 			// Newer messages of user 1's own, more than a page: a server that
 			// works unread state out of the newest page only loses these.
 			e.seed(0, room, deeperThanAPage)
 			e.verifies("UNREAD-CHAT", func() {
 				e.eventually(func(g Gomega) {
-					g.Expect(e.unread(0, room).Chat).To(ContainElements(plain.ID, ping.ID, elsewhere.ID, self.ID), "unread chat of user 1, %d messages of user 1 later", deeperThanAPage)
+					g.Expect(e.unread(0, room).Chat).To(ContainElements(plain.ID, ping.ID, elsewhere.ID, self.ID, status.ID), "unread chat of user 1 (a status update among them), %d messages of user 1 later", deeperThanAPage)
 				})
 				Expect(e.unread(1, room).Chat).NotTo(ContainElement(plain.ID), "the author's own message is unread for the author")
 			})
@@ -68,8 +68,7 @@ func unreadSpecs(d decl) {
 			newer := e.send(1, room, newerText) // newer and not named
 			alsoText, _ := e.text()
 			also := e.send(1, room, alsoText) // named with m in the same request
-			e.leaveRead(room, older.ID, newer.ID)
-			third := -1 // another reader, whose unread state marking must not touch
+			third := -1                       // another reader, whose unread state marking must not touch
 			e.step("UNREAD-CHAT", func() {
 				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElements(older.ID, m.ID, newer.ID)) })
 			})
@@ -90,6 +89,18 @@ func unreadSpecs(d decl) {
 					elsewhere[other] = un.Chat
 				}
 			}
+			By("marking a message of user 1 read as user 2: marking read works for every user")
+			mineText, _ := e.text()
+			mine := e.send(0, room, mineText)
+			e.step("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) { g.Expect(e.unread(1, room).Chat).To(ContainElement(mine.ID)) })
+			})
+			e.markRead(1, room, mine.ID)
+			e.verifies("UNREAD-MARK-READ", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.unread(1, room).Chat).NotTo(ContainElement(mine.ID), "a message user 2 marked read is still unread chat for user 2")
+				})
+			})
 			By("marking the middle message and a later one read as user 1 in one request, then the middle one again")
 			e.markRead(0, room, m.ID, also.ID)
 			// Marking it again may be refused (the document does not say); it
@@ -139,9 +150,14 @@ func unreadSpecs(d decl) {
 			// shows every caller the first user's counts fails for user 2.
 			for _, pair := range [][2]int{{1, 0}, {0, 1}} {
 				from, to := pair[0], pair[1]
+				if to == 1 {
+					// Over 100 unread for user 2: a count that stops at 99 shows.
+					e.seed(from, room, 100)
+				}
 				text, _ := e.text()
+				// A mention of someone else is unread chat but no mention.
+				e.send(from, room, "@"+e.Users[from].Username+" "+text)
 				ping := e.send(from, room, "@"+e.Users[to].Username+" "+text)
-				e.leaveReadBy(to, room, ping.ID)
 				By(fmt.Sprintf("with a new unread mention of user %d", to+1))
 				e.step("UNREAD-CHAT", func() {
 					e.eventually(func(g Gomega) { g.Expect(e.unread(to, room).Chat).To(ContainElement(ping.ID)) })
