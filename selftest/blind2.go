@@ -166,6 +166,11 @@ func blind2Faults() []Fault {
 				}, s)
 			})),
 		fault("MSG-META-EMPTY", Shape, "an edited message keeps its previous text in meta",
+			messages("msgs", func(c *call, m map[string]any) {
+				if v, ok := c.st.value("b3-prev:" + asString(m["id"])); ok {
+					m["meta"] = map[string]any{"previousText": v}
+				}
+			}),
 			answer("updateMessage", func(c *call, next func() *reply) *reply {
 				old, _ := c.do("GET", c.r.URL.Path, nil, nil).get().(map[string]any)
 				x := next()
@@ -173,11 +178,6 @@ func blind2Faults() []Fault {
 					c.st.setValue("b3-prev:"+c.msg, old["text"])
 				}
 				return x
-			}),
-			messages("msgs", func(c *call, m map[string]any) {
-				if v, ok := c.st.value("b3-prev:" + asString(m["id"])); ok {
-					m["meta"] = map[string]any{"previousText": v}
-				}
 			})),
 		fault("SEARCH-Q", StaleDerived, "search matches an edited message by its text before the edit, not the new one",
 			answer("updateMessage", func(c *call, next func() *reply) *reply {
