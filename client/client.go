@@ -128,6 +128,11 @@ type Config struct {
 	// target.FromEnv reads.
 	Secrets  []string
 	Recorder *Recorder // may be nil
+	// CAFile and Insecure say how the HTTP client trusts the target, so
+	// that reproduce commands trust it the same way (curl --cacert FILE,
+	// or -k); they change nothing else.
+	CAFile   string
+	Insecure bool
 
 	// Rate throttles the client to this many requests per second (0: no
 	// limit), attempts after a 429 or 503 included. Limiter, when set, is

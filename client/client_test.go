@@ -183,3 +183,35 @@ func TestRecordsAreRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A reproduce command trusts the target as the client does: the CA file
+// with --cacert, or nothing with -k; the token stays a variable.
+func TestReproduceTrustsTheTargetAsTheClientDoes(t *testing.T) {
+	for _, tc := range []struct {
+		mutate     func(*Config)
+		want, lack string
+	}{
+		{func(c *Config) { c.CAFile = "/tmp/my ca.pem" }, `curl -sS --cacert '/tmp/my ca.pem' -X GET`, " -k "},
+		{func(c *Config) { c.Insecure = true }, `curl -sS -k -X GET`, "--cacert"},
+		{nil, `curl -sS -X GET`, "--cacert"},
+	} {
+		c, rec := newClient(t, reply(200, "["+user+"]"), tc.mutate)
+		if _, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token}); err != nil {
+			t.Fatal(err)
+		}
+		curl := rec.Exchanges()[0].Curl()
+		if !strings.HasPrefix(curl, tc.want) || strings.Contains(curl, tc.lack) || !strings.Contains(curl, `"$CHAT_TOKEN"`) || strings.Contains(curl, token) {
+			t.Errorf("curl %s, want it to start %s", curl, tc.want)
+		}
+	}
+}
+
+// A certificate the client does not trust is a TLS failure, named once.
+func TestUntrustedCertificateSaysTLSOnce(t *testing.T) {
+	c, _ := newClient(t, reply(200, "["+user+"]"), func(c *Config) { c.HTTP = NewHTTPClient(nil) })
+	_, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token})
+	var te *TransportError
+	if !errors.As(err, &te) || te.Kind != KindTLS || strings.Count(err.Error(), "tls:") != 1 || !strings.Contains(err.Error(), "x509") {
+		t.Errorf("%v", err)
+	}
+}

@@ -116,7 +116,14 @@ func (c *Client) reproduce(req *http.Request, body []byte) string {
 		return out
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -X %s", req.Method)
+	fmt.Fprintf(&b, "curl -sS")
+	switch {
+	case c.cfg.Insecure:
+		b.WriteString(" -k")
+	case c.cfg.CAFile != "":
+		fmt.Fprintf(&b, " --cacert %s", shellQuote(c.red.String(c.cfg.CAFile)))
+	}
+	fmt.Fprintf(&b, " -X %s", req.Method)
 	for _, k := range sortedKeys(req.Header) {
 		for _, v := range req.Header[k] {
 			fmt.Fprintf(&b, " -H %s", shellQuote(mark(k+": "+v, MaxRecordedValue)))

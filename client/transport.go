@@ -53,7 +53,13 @@ type TransportError struct {
 }
 
 func (e *TransportError) Error() string {
-	return fmt.Sprintf("%s %s: %s: %v", e.Method, e.URL, e.Kind, e.Err)
+	cause := fmt.Sprint(e.Err)
+	if strings.HasPrefix(cause, string(e.Kind)+": ") {
+		// The cause names its kind already ("tls: failed to verify ..."):
+		// said once is enough.
+		return fmt.Sprintf("%s %s: %s", e.Method, e.URL, cause)
+	}
+	return fmt.Sprintf("%s %s: %s: %s", e.Method, e.URL, e.Kind, cause)
 }
 
 func (e *TransportError) Unwrap() error { return e.Err }

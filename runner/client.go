@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/chatrooms/conformance/client"
 	"github.com/chatrooms/conformance/spec"
@@ -45,6 +46,9 @@ func setupHalt(err error) (int, string) {
 		return ExitUsage, err.Error()
 	case errors.As(err, &te) && (te.Kind == client.KindTooLarge || te.Kind == client.KindProtocol):
 		return ExitFail, "the target answers its own API wrongly: " + err.Error()
+	case errors.As(err, &te) && te.Kind == client.KindTLS && strings.Contains(err.Error(), "x509: "):
+		return ExitUnreachable, "the target's certificate is not trusted (" + err.Error() + "): give the CA that signed it with --ca-file FILE " +
+			"(or CHAT_CA_FILE, or ca_file: in the target description), or, for a test server only, --insecure-skip-verify"
 	case errors.As(err, &te):
 		return ExitUnreachable, "the target could not be reached: " + err.Error()
 	case errors.As(err, &ue):

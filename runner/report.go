@@ -349,9 +349,10 @@ func (r *Result) ExitCode() int {
 // Print writes the verdict per requirement and the totals. The text of
 // each failure is the one every report carries.
 func (r *Result) Print(w io.Writer) {
+	// Why a run halted is the caller's to print, once, on standard error
+	// (the *Halt that Run returns); the summary only points at it.
 	if r.halt != nil && r.total() == 0 {
-		fmt.Fprintf(w, "\nchatconform: %s\n", r.Halted)
-		fmt.Fprintf(w, "chatconform: no check ran; exit %d\n", r.ExitCode())
+		fmt.Fprintf(w, "\nchatconform: no check ran; exit %d (the reason is on standard error)\n", r.ExitCode())
 		return
 	}
 	fmt.Fprintf(w, "\nVerdict per requirement (profile %s):\n", r.Profile)
@@ -392,7 +393,7 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "chatconform: the target answered 429 or 503 %d times (waited out, or INCONCLUSIVE after the allowed retries)\n", r.RateLimited)
 	}
 	if r.Halted != "" {
-		fmt.Fprintf(w, "chatconform: the run stopped early: %s\n", r.Halted)
+		fmt.Fprintf(w, "chatconform: the run stopped early (the reason is on standard error)\n")
 	}
 	fmt.Fprintf(w, "chatconform: %s\n", r.Verdict())
 }

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -161,7 +162,7 @@ func (s *Suite) Select(sel Selection) ([]Check, error) {
 	if sel.LabelFilter != "" {
 		f, err := types.ParseLabelFilter(sel.LabelFilter)
 		if err != nil {
-			return nil, &UsageError{"--label-filter: " + err.Error()}
+			return nil, &UsageError{"--label-filter: " + plain(err.Error())}
 		}
 		match = f
 	}
@@ -182,6 +183,13 @@ func (s *Suite) Select(sel Selection) ([]Check, error) {
 		return nil, &UsageError{"--label-filter and --focus select no check (chatconform --list shows the ids and names)"}
 	}
 	return out, nil
+}
+
+// plain is a Ginkgo error's text without colour codes or trailing blank
+// lines: it is printed where no terminal may be listening.
+func plain(s string) string {
+	ansi := regexp.MustCompile("\x1b\\[[0-9;]*m") // Ginkgo's terminal colours
+	return strings.TrimRight(ansi.ReplaceAllString(s, ""), " \n")
 }
 
 // UsageError is a mistake in the flags or the selection: nothing was run.

@@ -70,6 +70,7 @@ func (d *Description) Preflight(ctx context.Context, c *client.Client) error {
 			switch {
 			case errors.As(err, &de):
 				de.Key = fmt.Sprintf("users[%d].token", i)
+				de.Where = d.Where(de.Key)
 				refused = append(refused, de)
 				continue
 			case errors.As(err, &se):

@@ -161,7 +161,7 @@ func TestPreflightSaysWhatCameBack(t *testing.T) {
 	defer srv.Close()
 	d := &Description{BaseURL: srv.URL, Users: []User{{Token: "good1"}, {Token: "refused-2"}}}
 	err := d.Preflight(context.Background(), newTestClient(t, srv, d))
-	if err == nil || !strings.HasPrefix(err.Error(), "target description: users[1].token: the server answered 401 to GET /v1/user") {
+	if err == nil || !strings.HasPrefix(err.Error(), "the second token (users[1].token): the server answered 401 to GET /v1/user") {
 		t.Errorf("%v", err)
 	}
 }

@@ -37,8 +37,10 @@ type Description struct {
 	// in a list as evidence about that same list.
 	Discovered map[string]bool `yaml:"-" json:"-"`
 
-	overrideErr error // a variable FromEnv could not read; Check reports it
-	preflighted bool  // every token was tried (see Preflight)
+	overrideErr error             // a variable FromEnv could not read; Check reports it
+	preflighted bool              // every token was tried (see Preflight)
+	file        string            // the file Load read ("" when none)
+	from        map[string]string // key -> the flag or variable that set it
 }
 
 // User is one account on the target. Only Token is required; ID and
@@ -60,17 +62,58 @@ type RoomHints struct {
 	OneToOne string `yaml:"one_to_one,omitempty" json:"one_to_one,omitempty"`
 }
 
-// Error is a problem with a description; Key names the offending key.
+// Error is a problem with a description; Key names the offending key as
+// the file spells it. Where, when set, names the value the way the user
+// gave it ("--base-url", "the second token (CHAT_TOKEN_2)"), and the
+// message says that instead of the key.
 type Error struct {
 	Key    string
 	Reason string
+	Where  string
 }
 
 func (e *Error) Error() string {
-	if e.Key == "" {
+	switch {
+	case e.Where != "":
+		return e.Where + ": " + e.Reason
+	case e.Key == "":
 		return "target description: " + e.Reason
 	}
 	return fmt.Sprintf("target description: %s: %s", e.Key, e.Reason)
+}
+
+// Where names key (base_url, ca_file, insecure_skip_verify,
+// users[i].token) the way the user gave it: the flag or environment
+// variable that set it, or the key in the file Load read ("" when neither
+// is known, for a description built in code). Tokens are named by their
+// place too: "the second token (--token #2)".
+func (d *Description) Where(key string) string {
+	src := d.from[key]
+	if src == "" && d.file != "" {
+		src = key + " in " + d.file
+	}
+	var i int
+	if _, err := fmt.Sscanf(key, "users[%d].token", &i); err == nil {
+		if src == "" {
+			src = key
+		}
+		return ordinal(i) + " token (" + src + ")"
+	}
+	return src
+}
+
+// ordinal is "the first", "the second", ... for index i.
+func ordinal(i int) string {
+	words := []string{"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
+	if i >= 0 && i < len(words) {
+		return "the " + words[i]
+	}
+	return fmt.Sprintf("the #%d", i+1)
+}
+
+// errorf is an *Error about key, named as the user gave it.
+func (d *Description) errorf(key, format string, args ...any) *Error {
+	return &Error{Key: key, Where: d.Where(key), Reason: fmt.Sprintf(format, args...)}
 }
 
 // Load reads a description file. Unknown keys are errors, so a typo cannot
@@ -83,8 +126,16 @@ func Load(path string) (*Description, error) {
 	}
 	d, err := Parse(raw)
 	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Where == "" {
+			e.Where = "target description " + path
+			if e.Key != "" {
+				e.Where += ": " + e.Key
+			}
+		}
 		return nil, err
 	}
+	d.file = path
 	if d.CAFile != "" && !filepath.IsAbs(d.CAFile) {
 		d.CAFile = filepath.Join(filepath.Dir(path), d.CAFile)
 	}
@@ -144,12 +195,43 @@ type Overrides struct {
 	// CHAT_INSECURE_SKIP_VERIFY=maybe). Apply keeps it and Check reports it,
 	// so a typo cannot silently change how the target is trusted.
 	Err error
+	// Env says the values come from the environment (FromEnv), not from
+	// flags: errors then name CHAT_BASE_URL, CHAT_TOKEN_2, ... instead of
+	// --base-url, --token #2, ...
+	Env bool
+}
+
+// name is how the user gave key through o: a flag or a variable.
+func (o Overrides) name(key string, token int) string {
+	if o.Env {
+		switch key {
+		case "base_url":
+			return "CHAT_BASE_URL"
+		case "ca_file":
+			return "CHAT_CA_FILE"
+		case "insecure_skip_verify":
+			return "CHAT_INSECURE_SKIP_VERIFY"
+		}
+		if token == 0 {
+			return "CHAT_TOKEN"
+		}
+		return "CHAT_TOKEN_" + strconv.Itoa(token+1)
+	}
+	switch key {
+	case "base_url":
+		return "--base-url"
+	case "ca_file":
+		return "--ca-file"
+	case "insecure_skip_verify":
+		return "--insecure-skip-verify"
+	}
+	return "--token #" + strconv.Itoa(token+1)
 }
 
 // FromEnv reads CHAT_BASE_URL, CHAT_TOKEN, CHAT_TOKEN_2, CHAT_TOKEN_3, ...,
 // CHAT_CA_FILE and CHAT_INSECURE_SKIP_VERIFY (a boolean: 1, true, 0, false).
 func FromEnv(getenv func(string) string) Overrides {
-	o := Overrides{BaseURL: getenv("CHAT_BASE_URL"), CAFile: getenv("CHAT_CA_FILE")}
+	o := Overrides{BaseURL: getenv("CHAT_BASE_URL"), CAFile: getenv("CHAT_CA_FILE"), Env: true}
 	if v := strings.TrimSpace(getenv("CHAT_INSECURE_SKIP_VERIFY")); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -179,17 +261,23 @@ func (d *Description) Apply(o Overrides) {
 	if o.Err != nil && d.overrideErr == nil {
 		d.overrideErr = o.Err
 	}
+	if d.from == nil {
+		d.from = map[string]string{}
+	}
 	if o.BaseURL != "" {
 		d.BaseURL = o.BaseURL
+		d.from["base_url"] = o.name("base_url", 0)
 	}
 	if o.CAFile != "" {
 		d.CAFile = o.CAFile
 		if abs, err := filepath.Abs(o.CAFile); err == nil {
 			d.CAFile = abs
 		}
+		d.from["ca_file"] = o.name("ca_file", 0)
 	}
 	if o.InsecureSkipVerify {
 		d.InsecureSkipVerify = true
+		d.from["insecure_skip_verify"] = o.name("insecure_skip_verify", 0)
 	}
 	for i, t := range o.Tokens {
 		if t == "" {
@@ -201,6 +289,7 @@ func (d *Description) Apply(o Overrides) {
 		if d.Users[i].Token != t {
 			d.Users[i].Token, d.Users[i].ID, d.Users[i].Username = t, "", ""
 		}
+		d.from[fmt.Sprintf("users[%d].token", i)] = o.name("token", i)
 	}
 }
 
@@ -210,27 +299,33 @@ func (d *Description) Check() error {
 		return d.overrideErr
 	}
 	if d.BaseURL == "" {
-		return &Error{Key: "base_url", Reason: "required (or give --base-url, or set CHAT_BASE_URL)"}
+		if d.file == "" {
+			return &Error{Key: "base_url", Where: "no base URL", Reason: "give --base-url URL, set CHAT_BASE_URL, or name a target description file with --target"}
+		}
+		return d.errorf("base_url", "required (or give --base-url, or set CHAT_BASE_URL)")
 	}
 	u, err := url.Parse(d.BaseURL)
 	if err != nil || u.Host == "" {
-		return &Error{Key: "base_url", Reason: fmt.Sprintf("%q is not an absolute URL", d.BaseURL)}
+		return d.errorf("base_url", "%q is not an absolute URL", d.BaseURL)
 	}
 	if u.Scheme != "https" {
-		return &Error{Key: "base_url", Reason: fmt.Sprintf("%q: the API is served over HTTPS only; use an https:// URL", d.BaseURL)}
+		return d.errorf("base_url", "%q: the API is served over HTTPS only; use an https:// URL", d.BaseURL)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return &Error{Key: "base_url", Reason: "must not carry a query or fragment"}
+		return d.errorf("base_url", "must not carry a query or fragment")
 	}
 	if strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/v1") {
-		return &Error{Key: "base_url", Reason: "leave out /v1: the harness adds it"}
+		return d.errorf("base_url", "%q: leave out /v1: the harness adds it", d.BaseURL)
 	}
 	if len(d.Users) == 0 {
-		return &Error{Key: "users", Reason: "at least one user with a token is required (or give --token, or set CHAT_TOKEN)"}
+		if d.file == "" {
+			return &Error{Key: "users", Where: "no token", Reason: "give --token T (once per user), set CHAT_TOKEN (CHAT_TOKEN_2, ... for more users), or list users in a target description file (--target)"}
+		}
+		return d.errorf("users", "at least one user with a token is required (or give --token, or set CHAT_TOKEN)")
 	}
 	for i, usr := range d.Users {
 		if strings.TrimSpace(usr.Token) == "" {
-			return &Error{Key: fmt.Sprintf("users[%d].token", i), Reason: "required"}
+			return d.errorf(fmt.Sprintf("users[%d].token", i), "required")
 		}
 		if usr.Name == "" {
 			d.Users[i].Name = "user" + strconv.Itoa(i+1)
@@ -248,14 +343,14 @@ func (d *Description) Check() error {
 func (d *Description) rootCAs() (*x509.CertPool, error) {
 	pem, err := os.ReadFile(d.CAFile)
 	if err != nil {
-		return nil, &Error{Key: "ca_file", Reason: err.Error()}
+		return nil, d.errorf("ca_file", "%s", err)
 	}
 	pool, err := x509.SystemCertPool()
 	if err != nil {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, &Error{Key: "ca_file", Reason: fmt.Sprintf("%s holds no PEM certificate", d.CAFile)}
+		return nil, d.errorf("ca_file", "%s holds no PEM certificate", d.CAFile)
 	}
 	return pool, nil
 }
@@ -294,7 +389,7 @@ func (d *Description) ClientConfig() (client.Config, error) {
 	if err != nil {
 		return client.Config{}, err
 	}
-	return client.Config{BaseURL: d.BaseURL, HTTP: hc, Secrets: d.Secrets()}, nil
+	return client.Config{BaseURL: d.BaseURL, HTTP: hc, Secrets: d.Secrets(), CAFile: d.CAFile, Insecure: d.InsecureSkipVerify}, nil
 }
 
 // Marshal renders d as YAML.

@@ -2,6 +2,7 @@ package target
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -70,5 +71,58 @@ func TestFlagBeatsEnvBeatsFile(t *testing.T) {
 	}
 	if !strings.HasPrefix(d.BaseURL, "https://") {
 		t.Fail()
+	}
+}
+
+// An error names the value the way the user gave it: the flag, the
+// environment variable or the key of the file, and a token by its place.
+func TestErrorsNameWhereTheValueCameFrom(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.yaml")
+	if err := os.WriteFile(file, []byte("base_url: http://file\nusers:\n  - token: file1\n  - token: file2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := func(vars map[string]string) Overrides { return FromEnv(func(k string) string { return vars[k] }) }
+	for _, tc := range []struct {
+		name  string
+		file  bool
+		over  []Overrides
+		key   string
+		where string
+	}{
+		{"file", true, nil, "base_url", "base_url in " + file},
+		{"flag", false, []Overrides{{BaseURL: "http://flag", Tokens: []string{"t"}}}, "base_url", "--base-url"},
+		{"env", true, []Overrides{env(map[string]string{"CHAT_BASE_URL": "https://env/v1"})}, "base_url", "CHAT_BASE_URL"},
+		{"flag over env", false, []Overrides{env(map[string]string{"CHAT_BASE_URL": "http://env", "CHAT_TOKEN": "e"}), {BaseURL: "http://flag"}}, "base_url", "--base-url"},
+		{"no token", false, []Overrides{{BaseURL: "https://flag"}}, "users", "no token"},
+		{"flag ca", false, []Overrides{{BaseURL: "https://flag", Tokens: []string{"t"}, CAFile: filepath.Join(dir, "none.pem")}}, "ca_file", "--ca-file"},
+	} {
+		d := &Description{}
+		if tc.file {
+			var err error
+			if d, err = Load(file); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, o := range tc.over {
+			d.Apply(o)
+		}
+		err := d.Check()
+		var te *Error
+		if !errors.As(err, &te) || te.Key != tc.key || !strings.HasPrefix(err.Error(), tc.where+": ") || strings.Contains(err.Error(), "target description:") {
+			t.Errorf("%s: %v, want it about %s said as %q", tc.name, err, tc.key, tc.where)
+		}
+	}
+	d, _ := Load(file)
+	d.Apply(env(map[string]string{"CHAT_TOKEN": "e1", "CHAT_TOKEN_2": "e2"}))
+	d.Apply(Overrides{Tokens: []string{"f1"}})
+	for i, want := range []string{"the first token (--token #1)", "the second token (CHAT_TOKEN_2)"} {
+		if got := d.Where(fmt.Sprintf("users[%d].token", i)); got != want {
+			t.Errorf("token %d: %q, want %q", i+1, got, want)
+		}
+	}
+	d, _ = Load(file)
+	if got := d.Where("users[1].token"); got != "the second token (users[1].token in "+file+")" {
+		t.Errorf("file token: %q", got)
 	}
 }

@@ -40,6 +40,7 @@ Usage:
   chatconform --list                           list the checks and the requirements they verify
   chatconform diff OLD.json NEW.json           compare two --json reports (exit 1 when something regressed)
   chatconform selftest                         prove the checks against planted faults and conforming variants
+  chatconform help [selftest|diff]             print this help, or a subcommand's
 
 Examples:
   chatconform
@@ -108,10 +109,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 && args[0] == "diff" {
 		return diff(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "help" {
+		if len(args) > 1 && args[1] == "selftest" {
+			return selftest(ctx, []string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "diff" {
+			return diff([]string{"--help"}, stdout, stderr)
+		}
+		args = []string{"--help"}
+	}
 	var o options
 	fs := flag.NewFlagSet("chatconform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.Usage = func() {} // the error alone on a mistake; the whole usage on --help (below)
 	fs.StringVar(&o.targetFile, "target", "", "target description `file` (YAML or JSON)")
 	fs.StringVar(&o.baseURL, "base-url", "", "base `URL` of the server (beats the file and CHAT_BASE_URL)")
 	fs.Var(&o.tokens, "token", "token of user 1; repeat for users 2, 3, ... (beats the file and CHAT_TOKEN, CHAT_TOKEN_2, ...)")
@@ -135,8 +145,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.DurationVar(&o.eventually, "eventually", 5*time.Second, "how long search and unread state may lag behind a write")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, usage)
+			fs.PrintDefaults()
 			return exitPass
 		}
+		fmt.Fprintln(stderr, "chatconform: see chatconform --help for the flags")
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
@@ -215,9 +228,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	var res *runner.Result
 	var err error
 	if derr != nil {
-		res, err = suite.Abort(cfg, exitUsage, derr.Error())
+		_, err = suite.Abort(cfg, exitUsage, derr.Error())
 		fmt.Fprintln(stderr, "chatconform:", red.String(derr.Error()))
-		if err != nil {
+		var h *runner.Halt
+		if err != nil && !errors.As(err, &h) { // the halt is derr, said above
 			fmt.Fprintln(stderr, "chatconform:", red.String(err.Error()))
 		}
 		return exitUsage

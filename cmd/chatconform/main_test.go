@@ -85,14 +85,17 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--profile", "strict"}, 2, "unknown profile"},
 		{[]string{"--target", filepath.Join(dir, "none.yaml")}, 2, "no such file"},
 		{[]string{"--target", typo}, 2, "user: unknown key"},
-		{[]string{"--base-url", "http://x", "--token", "tok-x"}, 2, "HTTPS only"},
-		{[]string{"--base-url", "https://x"}, 2, "users"},
+		{[]string{"--base-url", "http://x", "--token", "tok-x"}, 2, `--base-url: "http://x": the API is served over HTTPS only`},
+		{[]string{"--base-url", "https://x"}, 2, "no token: give --token"},
 		{[]string{"--target", down}, 3, "could not be reached"},
 		{[]string{"stray"}, 2, "unexpected argument"},
 		{[]string{"--label-filter", "(("}, 2, "--label-filter"},
+		{[]string{"--label-filter", "MSG-SEND-200 ||"}, 2, "--label-filter: Syntax Error"},
+		{[]string{"help"}, 0, "Usage:"},
+		{[]string{"help", "selftest"}, 0, "chatconform selftest [flags]"},
 		{[]string{"--label-filter", "MSG-SEND-2000"}, 2, "select no check"},
 		{[]string{"--focus", "["}, 2, "--focus"},
-		{[]string{"--target", down, "--junit", filepath.Join(dir, "missing", "j.xml")}, 2, "missing"},
+		{[]string{"--target", down, "--junit", filepath.Join(dir, "missing", "j.xml")}, 2, "cannot write in"},
 		{[]string{"--target", down, "--json", dir}, 2, "is a directory"},
 		{[]string{"--target", down, "--baseline", filepath.Join(dir, "none.yaml")}, 2, "--baseline"},
 		{[]string{"--rate", "fast"}, 2, "requests per second"},
@@ -103,6 +106,10 @@ func TestExitCodes(t *testing.T) {
 		code := run(context.Background(), tc.args, func(string) string { return "" }, &out, &errw)
 		if code != tc.code || !strings.Contains(errw.String(), tc.says) {
 			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", tc.args, code, tc.code, errw.String(), tc.says)
+		}
+		// Each message is said once, on standard error, in plain text.
+		if n := strings.Count(out.String()+errw.String(), tc.says); n > 1 || strings.Contains(errw.String(), "\x1b") {
+			t.Errorf("%v: %q said %d times (stdout %q, stderr %q)", tc.args, tc.says, n, out.String(), errw.String())
 		}
 	}
 }
