@@ -30,14 +30,16 @@ Usage:
 
 Examples:
   # Serve on the default address with a fresh self-signed certificate and
-  # write a target description that chatconform accepts as is:
+  # write a target description that chatconform accepts as is (target.yaml,
+  # with the certificate beside it in target-ca.pem):
   chatref --target-out target.yaml
 
-  # Any free port; the real URL is printed on start:
-  chatref --addr 127.0.0.1:0 --seed 7 --target-out /tmp/t.yaml
-
-  # Try it with curl (tokens and room ids are in the target description):
+  # Try it with curl ($TOKEN: a token from target.yaml):
   curl --cacert target-ca.pem -H "Authorization: Bearer $TOKEN" https://127.0.0.1:8443/v1/user
+
+  # Any free port (the real URL is printed on start); writes /tmp/t.yaml and
+  # /tmp/t-ca.pem:
+  chatref --addr 127.0.0.1:0 --seed 7 --target-out /tmp/t.yaml
 
 Limits (meant for a server shared by many clients; see go doc reference):
   a request's headers must arrive within 5s and the whole request within 15s;
@@ -68,8 +70,7 @@ func main() {
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, opt options) error {
 	fs := flag.NewFlagSet("chatref", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.SetOutput(io.Discard) // a mistake is said once, by main; --help prints the usage below
 	addr := fs.String("addr", "127.0.0.1:8443", "`host:port` to listen on (port 0 picks a free one)")
 	seed := fs.Uint64("seed", 1, "seed of the generated world (not 0); the same seed gives the same world")
 	certFile := fs.String("tls-cert", "", "PEM certificate `file` (default: a self-signed one made at start)")
@@ -79,7 +80,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	editWindow := fs.Duration("edit-window", reference.DefaultEditWindow, "how long after sending a message may be edited")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprint(stderr, usage)
+			fs.PrintDefaults()
+			return err
+		}
+		return fmt.Errorf("%w (see --help)", err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
@@ -127,6 +134,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fmt.Fprintf(stdout, "chatref: serving %s (seed %d, %d users)\n", url, *seed, len(world.Users))
 	if *targetOut != "" {
 		fmt.Fprintf(stdout, "chatref: target description written to %s\n", *targetOut)
+	} else {
+		fmt.Fprintln(stdout, "chatref: the tokens and the certificate to trust are in a target description: restart with --target-out FILE to have one written (chatconform --target FILE reads it)")
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ServeTLS(ln, "", "") }()

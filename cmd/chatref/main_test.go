@@ -89,8 +89,13 @@ func TestRunServesTLSAndWritesAUsableTarget(t *testing.T) {
 func TestRunRefusesBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"--seed", "0"}, {"--tls-cert", "x.pem"}, {"--rate-limit", "-1"}, {"extra"}, {"--log-level", "loud"}} {
 		var out, errw bytes.Buffer
-		if err := run(context.Background(), args, func(string) string { return "" }, &out, &errw, options{}); err == nil {
+		err := run(context.Background(), args, func(string) string { return "" }, &out, &errw, options{})
+		if err == nil {
 			t.Errorf("%v accepted", args)
+		}
+		// main prints the error once; run itself prints nothing of it.
+		if errw.Len() > 0 || out.Len() > 0 {
+			t.Errorf("%v: run printed %q %q besides returning %v", args, out.String(), errw.String(), err)
 		}
 	}
 }
@@ -106,6 +111,44 @@ func TestUsageStatesTheServerLimits(t *testing.T) {
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(usage), " "), want) {
 			t.Errorf("usage does not say %q", want)
+		}
+	}
+}
+
+// Without --target-out the user is told how to get the tokens and the CA.
+func TestWithoutTargetOutSaysHowToGetOne(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--seed", "3", "--log-level", "warn"},
+			func(string) string { return "" }, &stdout, &stderr, options{ready: func(string) { cancel() }})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("server did not start")
+	}
+	if !strings.Contains(stdout.String(), "--target-out FILE") {
+		t.Errorf("stdout %q", stdout.String())
+	}
+}
+
+// --help prints the usage, whose curl example trusts the CA the example
+// before it writes.
+func TestHelpPrintsTheUsage(t *testing.T) {
+	var out, errw bytes.Buffer
+	if err := run(context.Background(), []string{"--help"}, func(string) string { return "" }, &out, &errw, options{}); err == nil || !strings.Contains(errw.String(), "--target-out target.yaml") || !strings.Contains(errw.String(), "-rate-limit") {
+		t.Errorf("%v: %q", err, errw.String())
+	}
+	lines := strings.Split(usage, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "curl --cacert target-ca.pem") && !strings.Contains(strings.Join(lines[max(0, i-4):i], "\n"), "chatref --target-out target.yaml") {
+			t.Errorf("the curl example does not follow the example that writes target-ca.pem:\n%s", usage)
 		}
 	}
 }
