@@ -92,7 +92,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--label-filter", "(("}, 2, "--label-filter"},
 		{[]string{"--label-filter", "MSG-SEND-200 ||"}, 2, "--label-filter: Syntax Error"},
 		{[]string{"help"}, 0, "Usage:"},
-		{[]string{"help", "selftest"}, 0, "chatconform selftest [flags]"},
+		{[]string{"help", "selftest"}, 0, "selftest-target-ca.pem"},
 		{[]string{"--label-filter", "MSG-SEND-2000"}, 2, "select no check"},
 		{[]string{"--focus", "["}, 2, "--focus"},
 		{[]string{"--target", down, "--junit", filepath.Join(dir, "missing", "j.xml")}, 2, "cannot write in"},

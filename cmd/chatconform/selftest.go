@@ -29,18 +29,21 @@ Flags:
 func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chatconform selftest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, selftestUsage); fs.PrintDefaults() }
+	fs.Usage = func() {} // the error alone on a mistake; the whole usage on --help (below)
 	matrix := fs.String("matrix", "selftest-matrix.txt", "write the kill matrix to this `file`")
 	parallel := fs.Int("parallel", 2*runtime.NumCPU(), "runs at a time")
 	seed := fs.Uint64("seed", 1, "seed of the world and of every run")
 	full := fs.Bool("full", false, "run every fault against the whole core profile, not only the checks of its requirement")
 	variants := fs.Bool("variants", false, "run the conforming variants only, no fault")
 	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`")
-	serve := fs.String("serve", "", "serve the reference decorated with the fault or variant of this `name` and write its target description to selftest-target.json, until interrupted")
+	serve := fs.String("serve", "", "serve the reference decorated with the fault or variant of this `name` until interrupted, writing its target description to selftest-target.json and its certificate to selftest-target-ca.pem (check it with chatconform --target selftest-target.json)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, selftestUsage)
+			fs.PrintDefaults()
 			return exitPass
 		}
+		fmt.Fprintln(stderr, "chatconform selftest: see chatconform selftest --help for the flags")
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
@@ -53,7 +56,7 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintln(stderr, "chatconform selftest:", err)
 			return exitUsage
 		}
-		fmt.Fprintf(stdout, "chatconform selftest: serving %s; target description in selftest-target.json; interrupt to stop\n", *serve)
+		fmt.Fprintf(stdout, "chatconform selftest: serving %s; target description in selftest-target.json (certificate in selftest-target-ca.pem): check it with chatconform --target selftest-target.json; interrupt to stop\n", *serve)
 		<-ctx.Done()
 		stop()
 		return exitPass
