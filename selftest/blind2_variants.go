@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf16"
 )
 
@@ -131,6 +133,163 @@ func blind2Variants() []Variant {
 				}
 				return next()
 			})}},
+		{Name: "search-any-term", What: "matches a search of several words when any one of them occurs (or, not and); a one-word search is as the reference's",
+			steps: []step{answer("listMessages", func(c *call, next func() *reply) *reply {
+				q := c.query()
+				terms := strings.Fields(q.Get("q"))
+				limit, ok := pageLimit(q)
+				if len(terms) < 2 || !ok {
+					return next()
+				}
+				var list []any
+				var seen []string
+				for _, t := range terms {
+					one := url.Values{}
+					for k, v := range q {
+						if k != "access_token" {
+							one[k] = v
+						}
+					}
+					one.Set("q", t)
+					y := c.do("GET", c.r.URL.Path, one, nil)
+					if !y.ok() {
+						return y
+					}
+					each(y.get(), func(m map[string]any) {
+						if id := asString(m["id"]); !slices.Contains(seen, id) {
+							seen = append(seen, id)
+							list = append(list, m)
+						}
+					})
+				}
+				sortBySent(list)
+				x := &reply{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}}
+				x.set(list[max(0, len(list)-limit):])
+				return x
+			})}},
+		{Name: "search-max-20", What: "returns at most 20 matches to a search, whatever limit asks for (limit is a maximum)",
+			steps: []step{onRequest("listMessages", func(c *call) {
+				if q := c.query(); q.Get("q") != "" {
+					if n, ok := pageLimit(q); ok && n > 20 {
+						setParam(c, "limit", "20")
+					}
+				}
+			})}},
+		{Name: "bad-params-defaulted", What: "treats a negative or non-integer limit or skip as absent instead of refusing it",
+			steps: []step{onRequest("listMessages", func(c *call) {
+				q := c.query()
+				for _, k := range []string{"limit", "skip"} {
+					if v := q.Get(k); v != "" {
+						if n, err := strconv.Atoi(v); err != nil || n < 0 {
+							setParam(c, k, "")
+						}
+					}
+				}
+			})}},
+		{Name: "skip-over-5000-empty", What: "answers a skip above 5000 with an empty page instead of refusing it",
+			steps: []step{answer("listMessages", func(c *call, next func() *reply) *reply {
+				if n, ok := c.intParam("skip"); ok && n > 5000 {
+					setParam(c, "skip", "")
+					x := next()
+					if x.ok() {
+						x.set([]any{})
+					}
+					return x
+				}
+				return next()
+			})}},
+		{Name: "limit-over-100-default", What: "treats a limit above 100 as no limit at all: the default page of 50",
+			steps: []step{onRequest("listMessages", func(c *call) {
+				if n, ok := c.intParam("limit"); ok && n > 100 {
+					setParam(c, "limit", "")
+				}
+			})}},
+		{Name: "unknown-as-403", What: `answers 403 {"error":"Forbidden"} wherever the reference answers 404 (unknown room or message)`,
+			steps: []step{func(c *call, next func() *reply) *reply {
+				x := next()
+				if x.status == http.StatusNotFound {
+					y := refuse(http.StatusForbidden, "")
+					y.set(map[string]any{"error": "Forbidden"})
+					return y
+				}
+				return x
+			}}},
+		{Name: "edit-by-anyone", What: "lets any member edit any message (the reference lets only the author); the sender stays the author (unsure only in that the document says nothing of who may edit)",
+			steps: []step{answer("updateMessage", func(c *call, next func() *reply) *reply {
+				x := next()
+				if x.status != http.StatusForbidden {
+					return x
+				}
+				m, ok := c.do("GET", c.r.URL.Path, nil, nil).get().(map[string]any)
+				from, _ := m["fromUser"].(map[string]any)
+				author, known := c.st.byID[asString(from["id"])]
+				if !ok || !known {
+					return x
+				}
+				return c.doAs("PUT", c.r.URL.Path, nil, c.jsonBody(), &author.Token)
+			})}},
+		{Name: "hide-again-404", What: "answers 404 to hiding a room that is not in the user's rooms list (already hidden)",
+			steps: []step{answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+				listed := slices.Contains(ids(c.do("GET", "/v1/user/"+c.user+"/rooms", nil, nil).get()), c.room)
+				if me, ok := c.caller(); ok && !listed && c.st.get("b3-hidden:"+me.ID, c.room) > 0 {
+					return refuse(http.StatusNotFound, "room not in the user's list")
+				}
+				x := next()
+				if me, ok := c.caller(); ok && x.ok() {
+					c.st.add("b3-hidden:"+me.ID, c.room, 1)
+				}
+				return x
+			})}},
+		{Name: "lowercase-tz-times", What: "writes timestamps with lower-case t and z (2025-03-01t08:00:00.000z), which RFC 3339 allows (unsure: the document says ISO 8601, whose own text prefers upper case)",
+			steps: []step{
+				messages("msgs", func(c *call, m map[string]any) {
+					for _, k := range []string{"sent", "editedAt"} {
+						if t, ok := m[k].(string); ok {
+							m[k] = strings.ToLower(t)
+						}
+					}
+				}),
+				rooms("rooms", func(c *call, r map[string]any) {
+					if t, ok := r["lastAccessTime"].(string); ok {
+						r["lastAccessTime"] = strings.ToLower(t)
+					}
+				}),
+			}},
+		{Name: "unknown-mentions-plain", What: "leaves @name as plain text when no user has that name (the reference wraps it in a mention span anyway; unsure: the document may count any @name as a mention)",
+			steps: []step{messages("msgs", func(c *call, m map[string]any) {
+				m["html"] = mentionSpan.ReplaceAllStringFunc(asString(m["html"]), func(span string) string {
+					name := mentionSpan.FindStringSubmatch(span)[1]
+					for _, u := range c.st.world.Users {
+						if strings.EqualFold(u.Username, name) {
+							return span
+						}
+					}
+					return "@" + name
+				})
+			})}},
+		{Name: "access-time-on-read", What: "sets a room's lastAccessTime when the user reads its messages, not only when the user posts (unsure: GET must not alter state, but lastAccessTime says when the user last accessed the room)",
+			steps: []step{
+				onSuccess("listMessages getMessage", func(c *call, x *reply) {
+					if me, ok := c.caller(); ok {
+						c.st.stamp("b3-access:"+me.ID+":"+c.room, time.Now())
+					}
+				}),
+				rooms("rooms", func(c *call, r map[string]any) {
+					me, _ := c.caller()
+					if t := c.st.when("b3-access:" + me.ID + ":" + asString(r["id"])); !t.IsZero() {
+						if old, err := time.Parse(time.RFC3339Nano, asString(r["lastAccessTime"])); err != nil || t.After(old) {
+							r["lastAccessTime"] = t.UTC().Format("2006-01-02T15:04:05.000Z")
+						}
+					}
+				}),
+			}},
+		{Name: "no-x-access-token", What: "does not accept the token in an x-access-token header (the document names only the Authorization header and access_token)",
+			steps: []step{func(c *call, next func() *reply) *reply {
+				if c.r.Header.Get("X-Access-Token") != "" && c.r.Header.Get("Authorization") == "" && !c.query().Has("access_token") {
+					return refuse(http.StatusUnauthorized, "")
+				}
+				return next()
+			}}},
 	}
 }
 
