@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/chatrooms/conformance/fixtures"
 )
 
 // blind2Faults are a second round of faults written without reading the
@@ -530,6 +532,95 @@ func blind2Faults() []Fault {
 			})),
 		fault("MSG-NO-GV", Shape, "the current user (GET /v1/user) carries gv",
 			messages("getCurrentUser", func(c *call, u map[string]any) { u["gv"] = "3" })),
+
+		// --- Only for rooms of one kind, only for singletons -----------------
+		fault("UNREAD-MARK-READ", NotStored, "marking read in a one-to-one room answers success and changes nothing",
+			answer("markUnreadItemsRead", func(c *call, next func() *reply) *reply {
+				if roomKind(c, c.room) == fixtures.OneToOne {
+					return succeed()
+				}
+				return next()
+			})),
+		fault("MSG-SEND-STORED", NotStored, "a message sent to a channel is answered but never stored (absent from lists, 404 by id)",
+			onSuccess("sendMessage", func(c *call, x *reply) {
+				if roomKind(c, c.room) == fixtures.Channel {
+					each(x.get(), func(m map[string]any) { c.st.add("b3-lost", asString(m["id"]), 1) })
+				}
+			}),
+			answer("getMessage", func(c *call, next func() *reply) *reply {
+				if c.st.get("b3-lost", c.msg) > 0 {
+					return refuse(http.StatusNotFound, "no such message")
+				}
+				return next()
+			}),
+			onSuccess("listMessages", func(c *call, x *reply) {
+				x.set(filter(x.get(), func(m map[string]any) bool { return c.st.get("b3-lost", asString(m["id"])) == 0 }))
+			})),
+		fault("ROOM-HIDE", IgnoresInput, "hiding works for repository rooms only; other rooms answer success and stay in the list",
+			answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+				if roomKind(c, c.room) == fixtures.Repo {
+					return next()
+				}
+				if y := c.do("GET", "/v1/user/"+c.user+"/rooms/"+c.room+"/unreadItems", nil, nil); !y.ok() {
+					return y
+				}
+				return succeed()
+			})),
+		fault("SEARCH-Q", IgnoresInput, "a search of several words looks for the first word only",
+			onRequest("listMessages", func(c *call) {
+				if terms := strings.Fields(c.query().Get("q")); len(terms) > 1 {
+					setParam(c, "q", terms[0])
+				}
+			})),
+		fault("MSG-LIST", Shape, "a list holding exactly one message is sent as that message, not as an array",
+			onSuccess("listMessages", func(c *call, x *reply) {
+				if l, ok := x.get().([]any); ok && len(l) == 1 {
+					x.set(l[0])
+				}
+			})),
+		fault("UNREAD-SHAPE", Shape, "an unread list holding exactly one id is sent as that id, not as an array",
+			messages("getUnreadItems", func(c *call, u map[string]any) {
+				for _, k := range []string{"chat", "mention"} {
+					if l := asList(u[k]); len(l) == 1 {
+						u[k] = l[0]
+					}
+				}
+			})),
+		fault("HTTP-GET-SAFE", Collateral, "listing rooms marks the caller's unread mentions read",
+			onSuccess("listUserRooms", func(c *call, x *reply) {
+				each(x.get(), func(r map[string]any) {
+					if asInt(r["mentions"]) == 0 {
+						return
+					}
+					if u, ok := c.do("GET", "/v1/user/me/rooms/"+asString(r["id"])+"/unreadItems", nil, nil).get().(map[string]any); ok {
+						markRead(c, asString(r["id"]), strs(u["mention"]))
+					}
+				})
+			})),
+		fault("MSG-SEND-EDITEDAT-NULL", Collateral, "an edit also stamps editedAt on the editor's message before it, which was never edited",
+			messages("listMessages getMessage", func(c *call, m map[string]any) {
+				if v, ok := c.st.value("b3-stamped:" + asString(m["id"])); ok && m["editedAt"] == nil {
+					m["editedAt"] = v
+				}
+			}),
+			onSuccess("updateMessage", func(c *call, x *reply) {
+				edited, ok := x.get().(map[string]any)
+				if !ok {
+					return
+				}
+				me, _ := c.caller()
+				prev, at := "", ""
+				each(c.do("GET", "/v1/rooms/"+c.room+"/chatMessages", url.Values{"limit": {"100"}}, nil).get(), func(m map[string]any) {
+					from, _ := m["fromUser"].(map[string]any)
+					sent := asString(m["sent"])
+					if from != nil && from["id"] == me.ID && sent < asString(edited["sent"]) && sent >= at {
+						prev, at = asString(m["id"]), sent
+					}
+				})
+				if prev != "" {
+					c.st.setValue("b3-stamped:"+prev, edited["editedAt"])
+				}
+			})),
 	}
 }
 
@@ -567,6 +658,17 @@ func isStatus(c *call, set, id string) bool {
 		}
 	}
 	return false
+}
+
+// roomKind is the kind (platformType) of a room of the world, "" for a room
+// it does not know.
+func roomKind(c *call, id string) string {
+	for _, r := range c.st.world.Rooms {
+		if r.ID == id {
+			return r.Kind
+		}
+	}
+	return ""
 }
 
 // filterIDs keeps the id strings of a list for which keep is true.
