@@ -99,6 +99,8 @@ func blame(op string, v spec.Violation) string {
 	case "listUserOrgs", "listUserRepos":
 		entry := map[string]string{"listUserOrgs": "ORG", "listUserRepos": "REPO"}[op]
 		switch {
+		case first == "room" && rest == "platformType" && v.Rule == "enum":
+			return "ROOM-PLATFORM-TYPE" // no platform type at all
 		case first == "room" && (rest == "" || rest == "id" || rest == "platformType"):
 			return entry + "-ROOM" // no room, or not the entry's room
 		case first == "room":

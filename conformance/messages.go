@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,19 +19,23 @@ func messageSpecs(d decl) {
 			// caught here rather than only blocking other checks. A link and
 			// an issue reference in the text put objects in urls and issues,
 			// whose shape an empty list never shows.
+			// The last send is a status update: its answer follows the same rules.
 			var m Message
-			for range 6 {
+			for i := range 6 {
 				text, _ := e.text()
-				text += " see https://example.com/notes?page=2 and #42"
-				resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(e.writeRoom()), Body: map[string]string{"text": text}})
+				body := map[string]any{"text": text + " see https://example.com/notes?page=2 and #42"}
+				if i == 5 {
+					body["status"] = true
+				}
+				resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(e.writeRoom()), Body: body})
 				e.verifies("MSG-SEND-200", func() { expectOK(resp, &m) })
+				e.verifies("MSG-SEND-DEFAULTS", func() {
+					Expect(m.V).To(Equal(1), "v of a new message (send %d of 6)", i+1)
+					Expect(m.Unread).To(BeFalse(), "unread of a new message (send %d of 6)", i+1)
+					Expect(m.ReadBy).To(Equal(0), "readBy of a new message (send %d of 6)", i+1)
+				})
+				e.verifies("MSG-SEND-EDITEDAT-NULL", func() { Expect(m.EditedAt).To(BeNil(), "editedAt of a new message (send %d of 6)", i+1) })
 			}
-			e.verifies("MSG-SEND-DEFAULTS", func() {
-				Expect(m.V).To(Equal(1), "v of a new message")
-				Expect(m.Unread).To(BeFalse(), "unread of a new message")
-				Expect(m.ReadBy).To(Equal(0), "readBy of a new message")
-			})
-			e.verifies("MSG-SEND-EDITEDAT-NULL", func() { Expect(m.EditedAt).To(BeNil(), "editedAt of a new message") })
 			By("judging the message read by id, listed and found by search against the document too")
 			// Each answer is validated (MSG-SHAPE): a shape a server gets
 			// right in one answer may be wrong in another.
@@ -75,10 +80,12 @@ func messageSpecs(d decl) {
 
 		d.it("flags a message sent with status true as a status update, and only that one", reqs("MSG-SEND-STATUS"), func(e *Env) {
 			room := e.writeRoom()
-			text, _ := e.text()
-			m := e.sendBody(0, room, map[string]any{"text": text, "status": true})
-			Expect(m.Status).To(HaveValue(BeTrue()), "status of a status update")
-			Expect(e.getMessage(0, room, m.ID).Status).To(HaveValue(BeTrue()), "status when read back")
+			for u := range min(len(e.Users), 2) { // from both users: a server may honour it for one only
+				text, _ := e.text()
+				m := e.sendBody(u, room, map[string]any{"text": text, "status": true})
+				Expect(m.Status).To(HaveValue(BeTrue()), "status of a status update user %d sent", u+1)
+				Expect(e.getMessage(u, room, m.ID).Status).To(HaveValue(BeTrue()), "status when read back, user %d", u+1)
+			}
 			plainText, _ := e.text()
 			plain := e.send(0, room, plainText)
 			Expect(isTrue(plain.Status)).To(BeFalse(), "a message sent without status is flagged as a status update")
@@ -91,6 +98,7 @@ func messageSpecs(d decl) {
 			olderText, _ := e.text()
 			e.send(0, room, olderText) // so that m has an older neighbour to be confused with
 			text, _ := e.text()
+			text += " — ünïcödé 🎉" // stored as sent, whatever its characters
 			m := e.send(0, room, text)
 			later, _ := e.text()
 			e.send(0, room, later) // so that m is not the newest message
@@ -101,6 +109,21 @@ func messageSpecs(d decl) {
 			})
 			e.verifies("MSG-GET-ONE", func() { Expect(got.ID).To(Equal(m.ID), "asked for one message, got another") })
 			Expect(got.FromUser.ID).To(Equal(e.me(0)), "fromUser of the stored message")
+			e.verifies("MSG-GET-ONE", func() {
+				var viaQuery Message // the token in the query reads the same message
+				expectOK(e.call(1, client.Request{Method: "GET", Path: messagesPath(room) + "/" + m.ID, Place: client.QueryToken}), &viaQuery)
+				Expect(viaQuery.ID).To(Equal(m.ID), "reading message %s with the token in the query", m.ID)
+			})
+			By("and the other way round: user 1 reads what user 2 sent")
+			theirText, _ := e.text()
+			theirs := e.send(1, room, theirText)
+			e.verifies("MSG-SEND-STORED", func() {
+				e.eventually(func(g Gomega) {
+					back := e.peek(g, 0, room, theirs.ID)
+					g.Expect(back.Text).To(Equal(theirText), "user 1 reads message %s of user 2", theirs.ID)
+					g.Expect(back.FromUser.ID).To(Equal(e.me(1)), "fromUser of a stored message of user 2")
+				})
+			})
 			// aroundId must include its anchor (PAGE-AROUNDID): a way to find the
 			// message in a list that other traffic cannot push it out of.
 			listed := e.list(1, room, q("aroundId", m.ID, "limit", "10"))
@@ -129,8 +152,9 @@ func messageSpecs(d decl) {
 			e.verifies("MSG-LIST", func() { Expect(listed).NotTo(BeEmpty(), "the room lists no message after one was sent") })
 			var found []Message // search results are messages too, with meta empty
 			e.glance(0, messagesPath(room), q("q", "notes", "limit", "10"), &found)
+			edited := e.edit(0, room, m.ID, text+" (edited)") // and an edited message
 			e.verifies("MSG-META-EMPTY", func() {
-				for _, got := range append(append([]Message{m, e.getMessage(0, room, m.ID)}, listed...), found...) {
+				for _, got := range append(append([]Message{m, e.getMessage(0, room, m.ID), edited}, listed...), found...) {
 					Expect(got.Meta).To(BeEmpty(), "meta of %s", got.ID)
 				}
 			})
@@ -171,10 +195,11 @@ func messageSpecs(d decl) {
 			room := e.writeRoom()
 			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
 			text, _ := e.text()
-			m := e.send(1, room, text+" "+word)
+			m := e.send(1, room, text+" "+word+" @"+e.Users[0].Username) // unread chat and an unread mention of user 1
 			e.step("UNREAD-CHAT", func() {
 				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID)) })
 			})
+			mentioned := slices.Contains(e.unread(0, room).Mention, m.ID) // UNREAD-MENTION's checks judge whether it must be
 			before := e.getMessage(1, room, m.ID)
 			e.seen(0, room, m.ID) // how soon user 1 sees it is not stated
 			count := func() *int {
@@ -195,6 +220,9 @@ func messageSpecs(d decl) {
 				e.unread(0, room)
 			}
 			Expect(e.unread(0, room).Chat).To(ContainElement(m.ID), "reading the message marked it read for user 1")
+			if mentioned {
+				Expect(e.unread(0, room).Mention).To(ContainElement(m.ID), "reading marked the unread mention read for user 1")
+			}
 			Expect(e.getMessage(0, room, m.ID).Unread).To(BeTrue(), "reading the message cleared user 1's unread flag")
 			after := e.getMessage(1, room, m.ID)
 			Expect(after.V).To(Equal(before.V), "reading the message changed its version")
@@ -234,10 +262,12 @@ func versioningSpecs(d decl) {
 			sentAt := time.Now()
 			newer, _ := e.text()
 			e.send(0, room, newer) // the edited message is not the newest one
-			edited := e.edit(0, room, m.ID, text+" (edited)")
+			newText := text + " (edited 🎉 ünïcödé)"
+			edited := e.edit(0, room, m.ID, newText)
 			e.verifies("MSG-EDIT", func() {
 				Expect(edited.ID).To(Equal(m.ID), "the edit answered another message")
-				Expect(edited.Text).To(Equal(text + " (edited)"))
+				Expect(edited.Text).To(Equal(newText))
+				Expect(e.getMessage(0, room, m.ID).Text).To(Equal(newText), "the edited text read back")
 			})
 			e.verifies("MSG-EDIT-V-INC", func() { Expect(edited.V).To(Equal(2), "v after one edit") })
 			e.verifies("MSG-EDIT-EDITEDAT", func() {
@@ -273,9 +303,11 @@ func versioningSpecs(d decl) {
 			})
 		})
 
-		d.it("changes only the edited message, and only its text, editedAt, v and what is derived from the text", reqs("MSG-EDIT-PERSISTED"), func(e *Env) {
+		d.it("changes only the edited message, and only its text, editedAt, v and what is derived from the text", reqs("MSG-EDIT-PERSISTED", "MSG-SEND-EDITEDAT-NULL"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
+			priorText, _ := e.text()
+			prior := e.send(0, room, priorText) // older than m, never edited
 			text, _ := e.text()
 			m := e.sendBody(0, room, map[string]any{"text": text, "status": true}) // a status update must stay one
 			otherText, _ := e.text()
@@ -301,6 +333,9 @@ func versioningSpecs(d decl) {
 			Expect(untouched.Text).To(Equal(otherText), "editing %s changed another message, %s", m.ID, other.ID)
 			Expect(untouched.V).To(Equal(1), "editing %s raised the v of another message, %s", m.ID, other.ID)
 			Expect(untouched.EditedAt).To(BeNil(), "editing %s set editedAt on another message, %s", m.ID, other.ID)
+			e.verifies("MSG-SEND-EDITEDAT-NULL", func() {
+				Expect(e.seen(1, room, prior.ID).EditedAt).To(BeNil(), "editing %s set editedAt on %s, an older message never edited", m.ID, prior.ID)
+			})
 		})
 
 		d.it("raises v by exactly one on every edit, and stores the result", reqs("MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED"), func(e *Env) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -101,12 +102,23 @@ func paginationSpecs(d decl) {
 
 		d.it("keeps a page to a small limit", reqs("PAGE-LIMIT"), func(e *Env) {
 			room := e.writeRoom()
-			e.seed(0, room, 5)
+			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			seeded := e.seed(0, room, 5)
+			for range 4 { // messages a search finds
+				text, _ := e.text()
+				e.send(0, room, text+" "+word)
+			}
 			for _, limit := range []string{"1", "3"} {
 				page := e.list(0, room, q("limit", limit))
 				n, _ := strconv.Atoi(limit)
 				Expect(len(page)).To(BeNumerically("<=", n), "limit=%s returned %d messages", limit, len(page))
 				Expect(page).NotTo(BeEmpty(), "limit=%s returned nothing from a room with messages", limit)
+				// The limit holds with a cursor and in a search too.
+				Expect(len(e.list(0, room, q("afterId", seeded[0].ID, "limit", limit)))).To(BeNumerically("<=", n), "afterId with limit=%s returned more messages", limit)
+				var found []Message
+				if e.glance(0, messagesPath(room), q("q", word, "limit", limit), &found) {
+					Expect(len(found)).To(BeNumerically("<=", n), "a search with limit=%s found %d messages", limit, len(found))
+				}
 			}
 		})
 
@@ -160,6 +172,18 @@ func paginationSpecs(d decl) {
 				}
 			}
 			Expect(neighbours).To(BeNumerically(">", 0), "aroundId=%s with limit %d returned the anchor without any message around it", seeded[anchor].ID, limit)
+
+			By("and around an anchor older than the newest 100 messages of a room (read only)")
+			deepRoom := e.Target.Rooms.Org
+			if deepRoom == "" || deepRoom == e.Target.HideRoom {
+				deepRoom = room
+			}
+			if newest := e.list(0, deepRoom, q("limit", "100")); len(newest) == 100 {
+				if deeper := e.list(0, deepRoom, q("beforeId", oldest(newest).ID, "limit", "1")); len(deeper) == 1 {
+					around := e.list(0, deepRoom, q("aroundId", deeper[0].ID, "limit", strconv.Itoa(limit)))
+					Expect(idsOf(around)).To(ContainElement(deeper[0].ID), "aroundId=%s, older than the newest 100 messages of room %s, did not include the anchor", deeper[0].ID, deepRoom)
+				}
+			}
 		})
 
 		d.it("leaves skip messages out of a window", reqs("PAGE-SKIP"), func(e *Env) {
@@ -215,9 +239,9 @@ func limitSpecs(d decl) {
 
 		d.it("never returns more than 100 messages, whatever limit asks for", reqs("LIMIT-CAP"), func(e *Env) {
 			room := e.writeRoom()
-			e.seed(0, room, 105)
+			seeded := e.seed(0, room, 105)
 			anchor := e.send(0, room, "anchor "+e.Marker()).ID
-			for _, query := range []url.Values{q("limit", "101"), q("limit", "150"), q("limit", "1000"), q("beforeId", anchor, "limit", "150")} {
+			for _, query := range []url.Values{q("limit", "101"), q("limit", "150"), q("limit", "1000"), q("beforeId", anchor, "limit", "150"), q("aroundId", seeded[50].ID, "limit", "150")} {
 				limit := query.Encode()
 				resp := e.call(0, requestList(room, query))
 				if resp.Status >= 300 { // how a limit above 100 is answered is not shown

@@ -86,7 +86,7 @@ func renderingSpecs(d decl) {
 			e.needUsers(2)
 			_, marker := e.text()
 			// Two mentions, of two users: each is wrapped and listed.
-			m := e.send(0, e.writeRoom(), "hello @"+e.Users[1].Username+" "+marker+" cc @"+e.Users[0].Username)
+			m := e.send(0, e.writeRoom(), "@"+e.Users[1].Username+" hello "+marker+" cc @"+e.Users[0].Username)
 			e.verifies("RENDER-MENTION", func() {
 				var shown []string
 				for _, span := range withClass(elements(m.HTML), "span", "mention") {
@@ -97,6 +97,8 @@ func renderingSpecs(d decl) {
 			e.verifies("META-MENTIONS", func() {
 				Expect(m.Mentions).To(ContainElements(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}, MentionRef{ScreenName: e.Users[0].Username, UserID: e.me(0)}),
 					"mentions of a text with two mentions")
+				status := e.sendBody(0, e.writeRoom(), map[string]any{"text": "waves at @" + e.Users[1].Username + " " + marker, "status": true})
+				Expect(status.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}), "mentions of a status update with a mention")
 			})
 		})
 
@@ -115,7 +117,7 @@ func renderingSpecs(d decl) {
 			_, marker := e.text()
 			// Two links, https and http: each becomes an anchor and is listed.
 			urls := []string{"https://example.com/" + marker + "?a=1&b=2#frag", "http://example.org/" + marker + "/plain"}
-			m := e.send(0, e.writeRoom(), "see "+urls[0]+" and "+urls[1]+" please")
+			m := e.send(0, e.writeRoom(), "see "+urls[0]+"\nand "+urls[1]+" please")
 			e.verifies("RENDER-LINK", func() {
 				anchors := withClass(elements(m.HTML), "a", "link")
 				Expect(anchors).To(HaveLen(2), "anchors of a text with two links; html: %s", m.HTML)
@@ -192,9 +194,9 @@ func renderingSpecs(d decl) {
 			_, marker := e.text()
 			room := e.writeRoom()
 			// Markup on the first line and after a line break.
-			text := `<script>alert("x")</script> <b>bold?</b> 1 < 2 & 3 > 2 ` + marker + "\n<i>second</i> line & <iframe src=x></iframe>"
+			text := `<script>alert("x")</script> <b>bold?</b> 1 < 2 & 3 > 2 ` + marker + "\n<i>second</i> line & <iframe src=x></iframe> and `<b>code</b>`"
 			m := e.send(0, room, text)
-			escaped(m, `<script>alert("x")</script>`, "1 < 2 & 3 > 2", "<i>second</i> line & ")
+			escaped(m, `<script>alert("x")</script>`, "1 < 2 & 3 > 2", "<i>second</i> line & ", "<b>code</b>")
 			By("editing the text to other markup: the edit's html is escaped too")
 			edited := e.edit(0, room, m.ID, `<b>edited</b> & <img src=x> `+marker)
 			escaped(edited, "<b>edited</b> & ")

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -45,6 +46,20 @@ func roomSpecs(d decl) {
 			}
 			if checked == 0 {
 				Skip("the target description names no rooms (rooms: one_to_one, org, repo) other than hide_room to look for in user 1's rooms list")
+			}
+			// The other participant of the named one-to-one room has it in
+			// their list too, when the description names them.
+			if id := e.Target.Rooms.OneToOne; id != "" && !e.Target.Discovered["one_to_one"] && id != e.Target.HideRoom {
+				for _, rm := range e.rooms(0, "rooms") {
+					if rm.ID != id || rm.User == nil {
+						continue
+					}
+					for u := 1; u < len(e.Users); u++ {
+						if e.me(u) == rm.User.ID {
+							Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(id), "the one-to-one room %s of users 1 and %d is missing from user %d's rooms list", id, u+1, u+1)
+						}
+					}
+				}
 			}
 		})
 
@@ -143,6 +158,7 @@ func roomSpecs(d decl) {
 				g.Expect(idSetRooms(e.rooms(0, "rooms"))).NotTo(HaveKey(room), "the hidden room %s is still in user 1's rooms list", room)
 			})
 			after := idSetRooms(e.rooms(0, "rooms"))
+			Expect(after).NotTo(HaveKey(room), "the hidden room %s is back in user 1's rooms list on the next read", room)
 			for id := range mine {
 				if id != room {
 					Expect(after).To(HaveKey(id), "hiding room %s also took room %s out of user 1's rooms list", room, id)
@@ -297,14 +313,17 @@ func (e *Env) usersWhoGranted(granted bool) []int {
 }
 
 // privateRepos lists the names of the private repositories user u sees.
+// With the token in the query too: each place must give the same answer.
 func (e *Env) privateRepos(u int) []string {
 	GinkgoHelper()
-	var repos []Repository
-	expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos"}), &repos)
 	var names []string
-	for _, p := range repos {
-		if p.Private {
-			names = append(names, p.Name)
+	for _, place := range []client.TokenPlace{client.Bearer, client.QueryToken} {
+		var repos []Repository
+		expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos", Place: place}), &repos)
+		for _, p := range repos {
+			if p.Private && !slices.Contains(names, p.Name) {
+				names = append(names, p.Name)
+			}
 		}
 	}
 	return names

@@ -56,6 +56,17 @@ func searchSpecs(d decl) {
 				g.Expect(idsOf(ms)).To(ContainElement(target.ID), "searching for %q did not find the message holding it", word)
 				g.Expect(idsOf(ms)).NotTo(ContainElement(BeElementOf(idsOf(fillers))), "searching for %q found newer messages that do not hold it", word)
 			})
+
+			By("editing a message to hold another word: search finds it by its new text")
+			edited := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			e.edit(0, room, fillers[0].ID, fillers[0].Text+" "+edited)
+			e.eventually(func(g Gomega) {
+				var ms []Message
+				resp := e.call(0, requestList(room, q("q", edited, "limit", "10")))
+				g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
+				g.Expect(resp.JSON(&ms)).To(Succeed())
+				g.Expect(idsOf(ms)).To(ContainElement(fillers[0].ID), "searching for %q, which message %s holds since an edit, did not find it", edited, fillers[0].ID)
+			})
 		})
 	})
 }

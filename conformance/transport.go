@@ -3,7 +3,9 @@ package conformance
 import (
 	"bytes"
 	"mime"
+	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -43,6 +45,9 @@ func transportSpecs(d decl) {
 			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms", messagesPath(e.writeRoom())} {
 				noData(e.call(0, client.Request{Method: "GET", Path: path, Place: client.NoToken, Invalid: true}), "a request without a token")
 			}
+			// An empty token is no token, in either place.
+			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"Authorization": {"Bearer "}}, Invalid: true}), "a request with an empty Bearer token")
+			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Query: q("access_token", ""), Invalid: true}), "a request with an empty access_token")
 		})
 
 		d.it("gives no data to a request with a token it never issued", reqs("AUTH-UNKNOWN-TOKEN"), func(e *Env) {
@@ -63,11 +68,13 @@ func transportSpecs(d decl) {
 			// And with characters added: a server that only checks that the
 			// token starts with a real one lets this in.
 			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: real + "x0", Invalid: true}), "a real token with characters appended")
+
 		})
 
 		d.it("labels every success that carries a body application/json with charset utf-8", reqs("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func(e *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
+			text += " — ünïcödé 🎉" // characters beyond ASCII, written back in answers
 			var sent Message
 			requests := []client.Request{
 				{Method: "GET", Path: "/v1/user"},
@@ -147,4 +154,7 @@ func expectJSONContentType(resp *client.Response) {
 	Expect(strings.ToLower(params["charset"])).To(Equal("utf-8"), "%s", explain(resp, "Content-Type charset"))
 	var anything any
 	Expect(resp.JSON(&anything)).To(Succeed(), "%s", explain(resp, "body is not JSON"))
+	// JSON is read in UTF-8 here, as the label says: other bytes (Latin-1,
+	// say) decode to replacement characters, which a client cannot undo.
+	Expect(utf8.Valid(resp.Body)).To(BeTrue(), "%s", explain(resp, "body is not UTF-8, though labelled utf-8"))
 }

@@ -16,6 +16,15 @@ func unreadSpecs(d decl) {
 			un := e.unread(0, e.writeRoom())
 			Expect(un.Chat).NotTo(BeNil(), "chat")
 			Expect(un.Mention).NotTo(BeNil(), "mention")
+			if len(e.Users) < 2 {
+				return
+			}
+			By("with a message of user 2 unread: lists of one id are lists too")
+			text, _ := e.text()
+			m := e.send(1, e.writeRoom(), text)
+			e.eventually(func(g Gomega) { // each answer is validated: an id instead of a list fails at once
+				g.Expect(e.unread(0, e.writeRoom()).Chat).To(ContainElement(m.ID))
+			})
 		})
 
 		d.it("lists another user's new message as unread chat, and as a mention only when it mentions the reader", reqs("UNREAD-CHAT", "UNREAD-MENTION", "UNREAD-FLAG"), func(e *Env) {
