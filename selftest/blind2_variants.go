@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // blind2Variants are a second round of conforming servers written without
@@ -290,8 +292,28 @@ func blind2Variants() []Variant {
 				}
 				return next()
 			}}},
+		{Name: "float-integers", What: "writes integer fields (v, readBy, userCount, unreadItems, mentions, entry ids) as 1.0, the same JSON number (unsure: a client decoding into integer types rejects the spelling)",
+			steps: []step{func(c *call, next func() *reply) *reply {
+				x := next()
+				if b := x.bytes(); len(b) > 0 && json.Valid(b) {
+					x.setRaw(integerField.ReplaceAll(b, []byte(`"$1":$2.0`)))
+				}
+				return x
+			}}},
+		{Name: "text-limit-1000", What: "refuses a text longer than 1000 characters with 400 (the maximum length is not shown)",
+			steps: []step{answer("sendMessage updateMessage", func(c *call, next func() *reply) *reply {
+				if t, ok := c.jsonBody()["text"].(string); ok && utf8.RuneCountInString(t) > 1000 {
+					return refuse(http.StatusBadRequest, "text longer than 1000 characters")
+				}
+				return next()
+			})}},
 	}
 }
+
+// integerField finds an integer value of a field the document types as an
+// integer; a number there is never part of a string, since a quote would
+// follow the key.
+var integerField = regexp.MustCompile(`"(v|readBy|userCount|unreadItems|mentions|id)":(-?[0-9]+)\b`)
 
 // asciiJSON rewrites valid JSON so that it holds ASCII only: every other
 // character becomes a \u escape, and / becomes \/. Both occur only inside
