@@ -236,7 +236,7 @@ func idSet(ms []Message) map[string]bool {
 
 func parseTime(s string) time.Time {
 	GinkgoHelper()
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s)) // RFC 3339 lets t and z be lower case
 	Expect(err).NotTo(HaveOccurred(), "timestamp %q", s)
 	return t
 }
@@ -256,7 +256,7 @@ func oldest(ms []Message) Message {
 }
 
 func parseSent(s string) time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, s)
+	t, _ := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
 	return t
 }
 

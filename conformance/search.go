@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,6 +56,33 @@ func searchSpecs(d decl) {
 				g.Expect(resp.JSON(&ms)).To(Succeed())
 				g.Expect(idsOf(ms)).To(ContainElement(target.ID), "searching for %q did not find the message holding it", word)
 				g.Expect(idsOf(ms)).NotTo(ContainElement(BeElementOf(idsOf(fillers))), "searching for %q found newer messages that do not hold it", word)
+			})
+
+			By("searching for two words, each held by one message: both are found or neither")
+			// Whether a query's words must all match or any may is not shown;
+			// either way the two messages are alike, and a server that looks
+			// for the first word only finds one of them.
+			wordA := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			wordB := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			textA, _ := e.text()
+			holdsA := e.send(0, room, textA+" "+wordA)
+			textB, _ := e.text()
+			holdsB := e.send(0, room, textB+" "+wordB)
+			search := func(g Gomega, query string) []string {
+				var ms []Message
+				resp := e.call(0, requestList(room, q("q", query, "limit", "10")))
+				g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
+				g.Expect(resp.JSON(&ms)).To(Succeed())
+				return idsOf(ms)
+			}
+			e.eventually(func(g Gomega) { // each is searchable on its own first
+				g.Expect(search(g, wordA)).To(ContainElement(holdsA.ID), "searching for %q", wordA)
+				g.Expect(search(g, wordB)).To(ContainElement(holdsB.ID), "searching for %q", wordB)
+			})
+			e.eventually(func(g Gomega) {
+				both := search(g, wordA+" "+wordB)
+				g.Expect(slices.Contains(both, holdsA.ID)).To(Equal(slices.Contains(both, holdsB.ID)),
+					"searching for %q found one of the two messages that each hold one of the words, not both or neither: %v", wordA+" "+wordB, both)
 			})
 
 			By("editing a message to hold another word: search finds it by its new text")

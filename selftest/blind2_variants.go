@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +21,13 @@ import (
 // escaping, compression, headers, list order) and in what it does with
 // requests the document gives no answer for. The What of one that rests on a
 // reading open to doubt says so.
+//
+// One candidate was dropped as not conforming: integers written as 1.0. The
+// document types those fields as integers, and a JSON number with a
+// fraction part is read as a float by typed clients (Go, Java, the harness
+// itself); JSON Schema draft 4, which OpenAPI 3.0 follows, leaves it open.
+// Lower-case t and z in timestamps were kept: RFC 3339 allows them and
+// states that ISO 8601 does too.
 func blind2Variants() []Variant {
 	return []Variant{
 		{Name: "pretty-json", What: "writes every JSON body indented, with a final newline",
@@ -242,7 +248,7 @@ func blind2Variants() []Variant {
 				}
 				return x
 			})}},
-		{Name: "lowercase-tz-times", What: "writes timestamps with lower-case t and z (2025-03-01t08:00:00.000z), which RFC 3339 allows (unsure: the document says ISO 8601, whose own text prefers upper case)",
+		{Name: "lowercase-tz-times", What: "writes timestamps with lower-case t and z (2025-03-01t08:00:00.000z), which RFC 3339 allows (and says ISO 8601 allows)",
 			steps: []step{
 				messages("msgs", func(c *call, m map[string]any) {
 					for _, k := range []string{"sent", "editedAt"} {
@@ -292,14 +298,6 @@ func blind2Variants() []Variant {
 				}
 				return next()
 			}}},
-		{Name: "float-integers", What: "writes integer fields (v, readBy, userCount, unreadItems, mentions, entry ids) as 1.0, the same JSON number (unsure: a client decoding into integer types rejects the spelling)",
-			steps: []step{func(c *call, next func() *reply) *reply {
-				x := next()
-				if b := x.bytes(); len(b) > 0 && json.Valid(b) {
-					x.setRaw(integerField.ReplaceAll(b, []byte(`"$1":$2.0`)))
-				}
-				return x
-			}}},
 		{Name: "text-limit-1000", What: "refuses a text longer than 1000 characters with 400 (the maximum length is not shown)",
 			steps: []step{answer("sendMessage updateMessage", func(c *call, next func() *reply) *reply {
 				if t, ok := c.jsonBody()["text"].(string); ok && utf8.RuneCountInString(t) > 1000 {
@@ -309,11 +307,6 @@ func blind2Variants() []Variant {
 			})}},
 	}
 }
-
-// integerField finds an integer value of a field the document types as an
-// integer; a number there is never part of a string, since a quote would
-// follow the key.
-var integerField = regexp.MustCompile(`"(v|readBy|userCount|unreadItems|mentions|id)":(-?[0-9]+)\b`)
 
 // asciiJSON rewrites valid JSON so that it holds ASCII only: every other
 // character becomes a \u escape, and / becomes \/. Both occur only inside

@@ -255,7 +255,7 @@ func TestWrongPayloadsAreRejectedForTheRightReason(t *testing.T) {
 		{"user url without slash", "GET", "/v1/user", 200, []any{set(user(), "url", "ada")}, "$[0].url", "pattern"},
 		{"message id as a number", "GET", onePath, 200, set(message(), "id", 17), "$.id", "type"},
 		{"message without editedAt", "POST", msgPath, 200, set(message(), "editedAt", remove{}), "$.editedAt", "required"},
-		{"malformed sent timestamp", "GET", onePath, 200, set(message(), "sent", "02/11/2026 09:14"), "$.sent", "format"},
+		{"malformed sent timestamp", "GET", onePath, 200, set(message(), "sent", "02/11/2026 09:14"), "$.sent", "pattern"},
 		{"sent timestamp not in UTC", "GET", onePath, 200, set(message(), "sent", "2026-11-02T09:14:03+02:00"), "$.sent", "pattern"},
 		{"issue number sent as a number", "GET", onePath, 200, set(message(), "issues", []any{map[string]any{"number": 12}}), "$.issues[0].number", "type"},
 		{"mention without userId", "GET", onePath, 200, set(message(), "mentions", []any{map[string]any{"screenName": "ada"}}), "$.mentions[0].userId", "required"},
