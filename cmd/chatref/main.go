@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	certFile := fs.String("tls-cert", "", "PEM certificate `file` (default: a self-signed one made at start)")
 	keyFile := fs.String("tls-key", "", "PEM private key `file` for --tls-cert")
 	targetOut := fs.String("target-out", "", "write a target description for chatconform to this `file`")
-	rateLimit := fs.Int("rate-limit", 0, "`requests` per user per 60-second window; 0 turns rate limiting off")
+	rateLimit := fs.Int("rate-limit", 0, "`requests` per user per 60-second window; 0 turns rate limiting off. A whole chatconform run sends about 1,600 requests, most as user 1, within a minute: 2000 lets it through; with less, throttle chatconform to --rate N/60 per second and give it --check-timeout 10m (a pagination walk alone sends over 250 requests)")
 	editWindow := fs.Duration("edit-window", reference.DefaultEditWindow, "how long after sending a message may be edited")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
