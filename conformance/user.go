@@ -28,18 +28,7 @@ func userSpecs(d decl) {
 					}
 				}
 			}
-			room := e.Target.WriteRoom
-			if room == "" {
-				By("no write_room: the senders of messages are not looked at")
-				return
-			}
-			By("judging the users that messages carry as fromUser too: sent, read by id, listed and found")
-			text, word := e.text()
-			m := e.send(0, room, text)
-			e.getMessage(0, room, m.ID)
-			var found []Message
-			e.glance(0, messagesPath(room), q("q", word, "limit", "10"), &found)
-			for _, m := range append(e.list(0, room, q("limit", "10")), found...) {
+			for _, m := range e.messagesWithSenders() {
 				e.verifies("USER-SHAPE", func() { Expect(m.FromUser.URL).To(HavePrefix("/"), "fromUser.url of message %s", m.ID) })
 			}
 		})
@@ -68,18 +57,30 @@ func userSpecs(d decl) {
 			if v, ok := raw[0]["v"]; ok {
 				Expect(v).To(BeNumerically(">=", 0))
 			}
-			room := e.Target.WriteRoom
-			if room == "" {
-				By("no write_room: a message's sender is not looked at")
-				return
-			}
-			By("judging the sender embedded in a message, sent, read by id and listed")
 			// Each answer is validated: a v that is not an integer at any of
 			// these places fails this check (see blame).
-			text, _ := e.text()
-			m := e.send(0, room, text)
-			e.getMessage(0, room, m.ID)
-			e.list(0, room, q("limit", "5"))
+			e.messagesWithSenders()
 		})
 	})
+}
+
+// messagesWithSenders sends a message to the write room and reads messages
+// back every way the API gives them (the send's answer, by id, listed,
+// found by search), so that each answer's embedded senders are validated.
+// It returns the listed and found messages; without a write room it reads
+// nothing.
+func (e *Env) messagesWithSenders() []Message {
+	GinkgoHelper()
+	room := e.Target.WriteRoom
+	if room == "" {
+		By("no write_room: the senders embedded in messages are not looked at")
+		return nil
+	}
+	By("judging the senders embedded in messages: sent, read by id, listed and found")
+	text, word := e.text()
+	m := e.send(0, room, text)
+	e.getMessage(0, room, m.ID)
+	var found []Message
+	e.glance(0, messagesPath(room), q("q", word, "limit", "10"), &found)
+	return append(e.list(0, room, q("limit", "10")), found...)
 }
