@@ -41,13 +41,21 @@ func (e *Env) call(u int, req client.Request) *client.Response {
 		// to be refused may get any status, a redirect included.
 		violations = slices.DeleteFunc(slices.Clone(violations), func(v spec.Violation) bool { return v.Rule == "status" })
 	}
-	if len(violations) > 0 {
-		e.attribute(resp.Operation, violations)
-		shown := *resp
-		shown.Violations = violations
-		Fail(explain(&shown, "breaks the OpenAPI document of the "+string(e.Profile)+" profile:"))
-	}
+	e.failOn(resp, violations)
 	return resp
+}
+
+// failOn fails the check on violations of resp, if any, blaming the
+// requirements they break (see attribute).
+func (e *Env) failOn(resp *client.Response, violations []spec.Violation) {
+	GinkgoHelper()
+	if len(violations) == 0 {
+		return
+	}
+	e.attribute(resp.Operation, violations)
+	shown := *resp
+	shown.Violations = violations
+	Fail(explain(&shown, "breaks the OpenAPI document of the "+string(e.Profile)+" profile:"))
 }
 
 // explain describes an exchange for a failure message: what was sent, what
@@ -126,6 +134,13 @@ func (e *Env) text() (string, string) {
 	GinkgoHelper()
 	m, n := e.nextMarker()
 	return e.Faker(fmt.Sprintf("%s#%d", CurrentSpecReport().FullText(), n)).Sentence() + " " + m, m
+}
+
+// word returns 16 lower-case letters, fresh for each call and unrelated
+// to the run marker other texts carry: however a server splits words, no
+// other message holds it.
+func (e *Env) word() string {
+	return strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
 }
 
 func (e *Env) send(u int, room, text string) Message {
@@ -302,6 +317,67 @@ func (e *Env) markLeftRead(ctx SpecContext) {
 	}
 }
 
+// searchIDs searches room for query as user 1 inside an eventually block
+// and returns the ids found.
+func (e *Env) searchIDs(g Gomega, room, query string) []string {
+	GinkgoHelper()
+	var ms []Message
+	resp := e.call(0, requestList(room, q("q", query, "limit", "10")))
+	g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
+	g.Expect(resp.JSON(&ms)).To(Succeed(), "%s", explain(resp, "body"))
+	return idsOf(ms)
+}
+
+// roomsElsewhere returns the rooms user u's channels list holds and those
+// embedded in the user's organisation and repository entries, by list. The
+// lists are glanced at (see glance): one that cannot be read is left out.
+func (e *Env) roomsElsewhere(u int) map[string][]Room {
+	GinkgoHelper()
+	out := map[string][]Room{}
+	var channels []Room
+	if e.glance(u, "/v1/user/"+e.me(u)+"/channels", nil, &channels) {
+		out["channels list"] = channels
+	}
+	var orgs []Organisation
+	if e.glance(u, "/v1/user/"+e.me(u)+"/orgs", nil, &orgs) {
+		for _, o := range orgs {
+			if o.Room != nil {
+				out["organisations list"] = append(out["organisations list"], *o.Room)
+			}
+		}
+	}
+	var repos []Repository
+	if e.glance(u, "/v1/user/"+e.me(u)+"/repos", nil, &repos) {
+		for _, p := range repos {
+			if p.Room != nil {
+				out["repositories list"] = append(out["repositories list"], *p.Room)
+			}
+		}
+	}
+	return out
+}
+
+// deepMessage returns a message older than the newest 100 of the room with
+// the longest history the description names (the org room, else the
+// write room), found by reading only, and that room; ok is false when the
+// room holds no such message.
+func (e *Env) deepMessage() (m Message, room string, ok bool) {
+	GinkgoHelper()
+	room = e.Target.Rooms.Org
+	if room == "" || room == e.Target.HideRoom {
+		room = e.writeRoom()
+	}
+	newest := e.list(0, room, q("limit", "100"))
+	if len(newest) < 100 {
+		return Message{}, room, false
+	}
+	deeper := e.list(0, room, q("beforeId", oldest(newest).ID, "limit", "1"))
+	if len(deeper) != 1 {
+		return Message{}, room, false
+	}
+	return deeper[0], room, true
+}
+
 // otherRooms returns the rooms of user 1 the description names (or
 // discovery found), other than the write room and hide_room.
 func (e *Env) otherRooms() []string {
@@ -361,18 +437,9 @@ func (e *Env) glance(u int, path string, query url.Values, v any) bool {
 	if err != nil {
 		transportFailure(err)
 	}
-	var own []spec.Violation
-	for _, viol := range resp.Violations {
-		if slices.Contains(e.ids, blame(resp.Operation, viol)) {
-			own = append(own, viol)
-		}
-	}
-	if len(own) > 0 {
-		e.attribute(resp.Operation, own)
-		shown := *resp
-		shown.Violations = own
-		Fail(explain(&shown, "breaks the OpenAPI document of the "+string(e.Profile)+" profile:"))
-	}
+	e.failOn(resp, slices.DeleteFunc(slices.Clone(resp.Violations), func(v spec.Violation) bool {
+		return !slices.Contains(e.ids, blame(resp.Operation, v))
+	}))
 	if resp.Status != 200 || resp.JSON(v) != nil {
 		By(fmt.Sprintf("%s answered %d; it is left to its own checks", path, resp.Status))
 		return false

@@ -130,16 +130,10 @@ func messageSpecs(d decl) {
 			Expect(idsOf(listed)).To(ContainElement(m.ID), "the new message is not listed around itself")
 
 			By("reading by id a message older than the newest 100 of a room")
-			deepRoom := e.Target.Rooms.Org // the longest history a description names; only read
-			if deepRoom == "" || deepRoom == e.Target.HideRoom {
-				deepRoom = room
-			}
-			if newest := e.list(0, deepRoom, q("limit", "100")); len(newest) == 100 {
-				if deeper := e.list(0, deepRoom, q("beforeId", oldest(newest).ID, "limit", "1")); len(deeper) == 1 {
-					e.verifies("MSG-GET-ONE", func() {
-						Expect(e.getMessage(0, deepRoom, deeper[0].ID).ID).To(Equal(deeper[0].ID), "reading message %s, older than the newest 100 of room %s, by id", deeper[0].ID, deepRoom)
-					})
-				}
+			if deep, deepRoom, ok := e.deepMessage(); ok {
+				e.verifies("MSG-GET-ONE", func() {
+					Expect(e.getMessage(0, deepRoom, deep.ID).ID).To(Equal(deep.ID), "reading message %s, older than the newest 100 of room %s, by id", deep.ID, deepRoom)
+				})
 			}
 		})
 
@@ -193,7 +187,7 @@ func messageSpecs(d decl) {
 		d.it("read without changing unread state, read counts or versions", reqs("HTTP-GET-SAFE"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
-			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			word := e.word()
 			text, _ := e.text()
 			m := e.send(1, room, text+" "+word+" @"+e.Users[0].Username) // unread chat and an unread mention of user 1
 			e.step("UNREAD-CHAT", func() {

@@ -4,7 +4,6 @@ import (
 	"math"
 	"net/url"
 	"strconv"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -102,7 +101,7 @@ func paginationSpecs(d decl) {
 
 		d.it("keeps a page to a small limit", reqs("PAGE-LIMIT"), func(e *Env) {
 			room := e.writeRoom()
-			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			word := e.word()
 			seeded := e.seed(0, room, 5)
 			for range 4 { // messages a search finds
 				text, _ := e.text()
@@ -174,15 +173,9 @@ func paginationSpecs(d decl) {
 			Expect(neighbours).To(BeNumerically(">", 0), "aroundId=%s with limit %d returned the anchor without any message around it", seeded[anchor].ID, limit)
 
 			By("and around an anchor older than the newest 100 messages of a room (read only)")
-			deepRoom := e.Target.Rooms.Org
-			if deepRoom == "" || deepRoom == e.Target.HideRoom {
-				deepRoom = room
-			}
-			if newest := e.list(0, deepRoom, q("limit", "100")); len(newest) == 100 {
-				if deeper := e.list(0, deepRoom, q("beforeId", oldest(newest).ID, "limit", "1")); len(deeper) == 1 {
-					around := e.list(0, deepRoom, q("aroundId", deeper[0].ID, "limit", strconv.Itoa(limit)))
-					Expect(idsOf(around)).To(ContainElement(deeper[0].ID), "aroundId=%s, older than the newest 100 messages of room %s, did not include the anchor", deeper[0].ID, deepRoom)
-				}
+			if deep, deepRoom, ok := e.deepMessage(); ok {
+				around := e.list(0, deepRoom, q("aroundId", deep.ID, "limit", strconv.Itoa(limit)))
+				Expect(idsOf(around)).To(ContainElement(deep.ID), "aroundId=%s, older than the newest 100 messages of room %s, did not include the anchor", deep.ID, deepRoom)
 			}
 		})
 

@@ -15,10 +15,7 @@ func roomSpecs(d decl) {
 		d.it("lists rooms with documented types and kinds", reqs("ROOM-LIST", "ROOM-SHAPE", "ROOM-PLATFORM-TYPE"), func(e *Env) {
 			rooms := e.rooms(0, "rooms")
 			By("judging the rooms the channels, organisations and repositories lists hold too")
-			for _, list := range []string{"channels", "orgs", "repos"} {
-				var entries []map[string]any // each answer is validated; violations of room fields fail here
-				e.glance(0, "/v1/user/"+e.me(0)+"/"+list, nil, &entries)
-			}
+			e.roomsElsewhere(0) // each answer is validated; violations of room fields fail here
 			for _, room := range rooms {
 				e.verifies("ROOM-SHAPE", func() { Expect(room.ID).NotTo(BeEmpty(), "a room without id") })
 				e.verifies("ROOM-PLATFORM-TYPE", func() {
@@ -104,25 +101,8 @@ func roomSpecs(d decl) {
 			}
 			By("judging the rooms the channels, organisations and repositories lists hold")
 			var embedded []Room
-			var channels []Room
-			if e.glance(0, "/v1/user/"+e.me(0)+"/channels", nil, &channels) {
-				embedded = append(embedded, channels...)
-			}
-			var orgs []Organisation
-			if e.glance(0, "/v1/user/"+e.me(0)+"/orgs", nil, &orgs) {
-				for _, o := range orgs {
-					if o.Room != nil {
-						embedded = append(embedded, *o.Room)
-					}
-				}
-			}
-			var repos []Repository
-			if e.glance(0, "/v1/user/"+e.me(0)+"/repos", nil, &repos) {
-				for _, p := range repos {
-					if p.Room != nil {
-						embedded = append(embedded, *p.Room)
-					}
-				}
+			for _, rooms := range e.roomsElsewhere(0) {
+				embedded = append(embedded, rooms...)
 			}
 			for _, room := range embedded {
 				if room.PlatformType != "ONETOONE" && !isTrue(room.OneToOne) {

@@ -3,7 +3,6 @@ package conformance
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -42,7 +41,7 @@ func searchSpecs(d decl) {
 			room := e.writeRoom()
 			// Letters only, unrelated to the run marker the other texts carry:
 			// however the server splits words, no filler shares this one.
-			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			word := e.word()
 			text, _ := e.text()
 			target := e.send(0, room, text+" "+word)
 			// Newer messages without the word, more than a page of 50: a
@@ -50,50 +49,36 @@ func searchSpecs(d decl) {
 			// only the newest few dozen messages, shows these and not the target.
 			fillers := e.seed(0, room, deeperThanAPage)
 			e.eventually(func(g Gomega) {
-				var ms []Message
-				resp := e.call(0, requestList(room, q("q", word, "limit", "10")))
-				g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
-				g.Expect(resp.JSON(&ms)).To(Succeed())
-				g.Expect(idsOf(ms)).To(ContainElement(target.ID), "searching for %q did not find the message holding it", word)
-				g.Expect(idsOf(ms)).NotTo(ContainElement(BeElementOf(idsOf(fillers))), "searching for %q found newer messages that do not hold it", word)
+				found := e.searchIDs(g, room, word)
+				g.Expect(found).To(ContainElement(target.ID), "searching for %q did not find the message holding it", word)
+				g.Expect(found).NotTo(ContainElement(BeElementOf(idsOf(fillers))), "searching for %q found newer messages that do not hold it", word)
 			})
 
 			By("searching for two words, each held by one message: both are found or neither")
 			// Whether a query's words must all match or any may is not shown;
 			// either way the two messages are alike, and a server that looks
 			// for the first word only finds one of them.
-			wordA := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
-			wordB := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			wordA := e.word()
+			wordB := e.word()
 			textA, _ := e.text()
 			holdsA := e.send(0, room, textA+" "+wordA)
 			textB, _ := e.text()
 			holdsB := e.send(0, room, textB+" "+wordB)
-			search := func(g Gomega, query string) []string {
-				var ms []Message
-				resp := e.call(0, requestList(room, q("q", query, "limit", "10")))
-				g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
-				g.Expect(resp.JSON(&ms)).To(Succeed())
-				return idsOf(ms)
-			}
 			e.eventually(func(g Gomega) { // each is searchable on its own first
-				g.Expect(search(g, wordA)).To(ContainElement(holdsA.ID), "searching for %q", wordA)
-				g.Expect(search(g, wordB)).To(ContainElement(holdsB.ID), "searching for %q", wordB)
+				g.Expect(e.searchIDs(g, room, wordA)).To(ContainElement(holdsA.ID), "searching for %q", wordA)
+				g.Expect(e.searchIDs(g, room, wordB)).To(ContainElement(holdsB.ID), "searching for %q", wordB)
 			})
 			e.eventually(func(g Gomega) {
-				both := search(g, wordA+" "+wordB)
+				both := e.searchIDs(g, room, wordA+" "+wordB)
 				g.Expect(slices.Contains(both, holdsA.ID)).To(Equal(slices.Contains(both, holdsB.ID)),
 					"searching for %q found one of the two messages that each hold one of the words, not both or neither: %v", wordA+" "+wordB, both)
 			})
 
 			By("editing a message to hold another word: search finds it by its new text")
-			edited := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			edited := e.word()
 			e.edit(0, room, fillers[0].ID, fillers[0].Text+" "+edited)
 			e.eventually(func(g Gomega) {
-				var ms []Message
-				resp := e.call(0, requestList(room, q("q", edited, "limit", "10")))
-				g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
-				g.Expect(resp.JSON(&ms)).To(Succeed())
-				g.Expect(idsOf(ms)).To(ContainElement(fillers[0].ID), "searching for %q, which message %s holds since an edit, did not find it", edited, fillers[0].ID)
+				g.Expect(e.searchIDs(g, room, edited)).To(ContainElement(fillers[0].ID), "searching for %q, which message %s holds since an edit, did not find it", edited, fillers[0].ID)
 			})
 		})
 	})
@@ -108,7 +93,7 @@ func scopeSpecs(d decl) {
 			if len(others) == 0 {
 				Skip("no second room of user 1 is known (rooms: in the target description) to tell rooms apart")
 			}
-			word := strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+			word := e.word()
 			text, _ := e.text()
 			m := e.send(1, room, text+" "+word)
 			e.eventually(func(g Gomega) {

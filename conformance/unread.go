@@ -213,36 +213,16 @@ func (e *Env) countsAgree(u int, room, id string, listed bool) {
 
 // roomEntries returns the entries of room that user u's lists show, by the
 // list they are in. The rooms list is read as a step; the others are
-// glanced at, and left out when they cannot be read.
+// glanced at (see roomsElsewhere).
 func (e *Env) roomEntries(u int, room string) map[string]Room {
 	GinkgoHelper()
 	out := map[string]Room{}
-	for _, rm := range e.rooms(u, "rooms") {
-		if rm.ID == room {
-			out["rooms list"] = rm
-		}
-	}
-	var channels []Room
-	if e.glance(u, "/v1/user/"+e.me(u)+"/channels", nil, &channels) {
-		for _, rm := range channels {
+	lists := e.roomsElsewhere(u)
+	lists["rooms list"] = e.rooms(u, "rooms")
+	for where, rooms := range lists {
+		for _, rm := range rooms {
 			if rm.ID == room {
-				out["channels list"] = rm
-			}
-		}
-	}
-	var orgs []Organisation
-	if e.glance(u, "/v1/user/"+e.me(u)+"/orgs", nil, &orgs) {
-		for _, o := range orgs {
-			if o.Room != nil && o.Room.ID == room {
-				out["organisations list"] = *o.Room
-			}
-		}
-	}
-	var repos []Repository
-	if e.glance(u, "/v1/user/"+e.me(u)+"/repos", nil, &repos) {
-		for _, p := range repos {
-			if p.Room != nil && p.Room.ID == room {
-				out["repositories list"] = *p.Room
+				out[where] = rm
 			}
 		}
 	}
