@@ -368,11 +368,12 @@ func (e *Env) deepMessage() (m Message, room string, ok bool) {
 		room = e.writeRoom()
 	}
 	newest := e.list(0, room, q("limit", "100"))
-	if len(newest) < 100 {
-		return Message{}, room, false
+	var deeper []Message
+	if len(newest) == 100 {
+		deeper = e.list(0, room, q("beforeId", oldest(newest).ID, "limit", "1"))
 	}
-	deeper := e.list(0, room, q("beforeId", oldest(newest).ID, "limit", "1"))
 	if len(deeper) != 1 {
+		By(fmt.Sprintf("room %s holds no message older than its newest 100: nothing deep to read", room))
 		return Message{}, room, false
 	}
 	return deeper[0], room, true
