@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/chatrooms/conformance/runner"
+	"github.com/chatrooms/conformance/suites/runner"
 )
 
 const diffUsage = `chatconform diff compares two JSON reports (--json) of runs against the same

@@ -17,10 +17,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/chatrooms/conformance/bundled"
 	"github.com/chatrooms/conformance/reference"
-	"github.com/chatrooms/conformance/runner"
-	"github.com/chatrooms/conformance/target"
+	"github.com/chatrooms/conformance/suites/bundled"
+	"github.com/chatrooms/conformance/suites/runner"
+	"github.com/chatrooms/conformance/suites/target"
 )
 
 // serveTLS serves h over HTTPS on a loopback port and returns a target

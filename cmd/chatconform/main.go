@@ -18,9 +18,9 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
-	"github.com/chatrooms/conformance/client"
-	"github.com/chatrooms/conformance/runner"
 	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/runner"
 )
 
 // Exit codes (DESIGN.md 3.2).

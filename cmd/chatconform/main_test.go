@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chatrooms/conformance/bundled"
 	"github.com/chatrooms/conformance/reference"
-	"github.com/chatrooms/conformance/runner"
+	"github.com/chatrooms/conformance/suites/bundled"
+	"github.com/chatrooms/conformance/suites/runner"
 )
 
 // Ginkgo runs its specs once per process, so a full run happens in a child

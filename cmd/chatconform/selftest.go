@@ -10,7 +10,7 @@ import (
 	"os"
 	"runtime"
 
-	planted "github.com/chatrooms/conformance/selftest"
+	planted "github.com/chatrooms/conformance/suites/selftest"
 )
 
 const selftestUsage = `chatconform selftest proves the checks: once per planted fault it runs the

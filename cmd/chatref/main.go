@@ -20,7 +20,7 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
-	"github.com/chatrooms/conformance/target"
+	"github.com/chatrooms/conformance/suites/target"
 )
 
 const usage = `chatref serves the reference Chat Rooms REST API over HTTPS.

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/chatrooms/conformance/reference"
-	"github.com/chatrooms/conformance/target"
+	"github.com/chatrooms/conformance/suites/target"
 )
 
 // Starts the real program on :0, reads the description it wrote, and talks

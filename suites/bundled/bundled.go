@@ -1,0 +1,69 @@
+// Package bundled starts the reference server in-process for a conformance
+// run that names no target, and describes the seeded world as a target. It
+// is the one place where the suites side of the project touches the
+// reference implementation.
+package bundled
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/chatrooms/conformance/fixtures"
+	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/suites/target"
+)
+
+// Server is a running in-process reference server.
+type Server struct {
+	Target *target.Description
+	srv    *http.Server
+	dir    string
+}
+
+// Start serves the world of seed over HTTPS on a random loopback port with a
+// fresh self-signed certificate. The caller must call Close.
+func Start(seed uint64, cfg reference.Config) (*Server, error) {
+	world, err := fixtures.Generate(seed)
+	if err != nil {
+		return nil, err
+	}
+	cert, caPEM, err := reference.SelfSignedCert()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "chatconform-ref-")
+	if err != nil {
+		return nil, err
+	}
+	caFile := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(caFile, caPEM, 0o644); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &Server{dir: dir, srv: reference.NewHTTPServer(reference.New(world, cfg), &tls.Config{Certificates: []tls.Certificate{cert}}, nil)}
+	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
+	s.Target = target.FromWorld(world, fmt.Sprintf("https://%s", ln.Addr()))
+	s.Target.CAFile = caFile
+	return s, nil
+}
+
+// Close stops the server and removes its certificate file.
+//
+// The server lives as long as one run, whose checks are over when it is
+// closed, so connections are cut at once: a graceful shutdown would wait
+// for the client's kept-alive connections to turn idle, which costs a
+// second of every run.
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	os.RemoveAll(s.dir)
+	return err
+}

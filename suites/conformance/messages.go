@@ -1,0 +1,392 @@
+package conformance
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+func messageSpecs(d decl) {
+	Describe("POST /v1/rooms/{roomId}/chatMessages", func() {
+		d.it("answers 200 with the new message: v 1, editedAt null, unread false, readBy 0", reqs("MSG-SEND-200", "MSG-SEND-DEFAULTS", "MSG-SEND-EDITEDAT-NULL", "MSG-SHAPE"), func(e *Env) {
+			// Several sends, so a server that breaks one answer in a few is
+			// caught here rather than only blocking other checks. A link and
+			// an issue reference in the text put objects in urls and issues,
+			// whose shape an empty list never shows.
+			// The last send is a status update: its answer follows the same rules.
+			var m Message
+			for i := range 6 {
+				text, _ := e.text()
+				body := map[string]any{"text": text + " see https://example.com/notes?page=2 and #42"}
+				if i == 5 {
+					body["status"] = true
+				}
+				resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(e.writeRoom()), Body: body})
+				e.verifies("MSG-SEND-200", func() { expectOK(resp, &m) })
+				e.verifies("MSG-SEND-DEFAULTS", func() {
+					Expect(m.V).To(Equal(1), "v of a new message (send %d of 6)", i+1)
+					Expect(m.Unread).To(BeFalse(), "unread of a new message (send %d of 6)", i+1)
+					Expect(m.ReadBy).To(Equal(0), "readBy of a new message (send %d of 6)", i+1)
+				})
+				e.verifies("MSG-SEND-EDITEDAT-NULL", func() { Expect(m.EditedAt).To(BeNil(), "editedAt of a new message (send %d of 6)", i+1) })
+			}
+			By("judging the message read by id, listed and found by search against the document too")
+			// Each answer is validated (MSG-SHAPE): a shape a server gets
+			// right in one answer may be wrong in another.
+			back := e.getMessage(0, e.writeRoom(), m.ID)
+			e.verifies("MSG-SEND-EDITEDAT-NULL", func() { Expect(back.EditedAt).To(BeNil(), "editedAt of a new message read back by id") })
+			e.list(0, e.writeRoom(), q("limit", "20"))
+			var found []Message
+			e.glance(0, messagesPath(e.writeRoom()), q("q", "notes", "limit", "10"), &found)
+		})
+
+		d.it("keeps the text unchanged and names the sender as fromUser", reqs("MSG-SEND-TEXT"), func(e *Env) {
+			room := e.writeRoom()
+			for u := range min(len(e.Users), 2) { // two senders: a server that stamps one user on every message fails
+				text, _ := e.text()
+				text = "  " + text + " — ünïcödé, \"quotes\" & <angles>  " // spaces at both ends stay too
+				m := e.send(u, room, text)
+				Expect(m.Text).To(Equal(text), "text of a message user %d sent", u+1)
+				Expect(m.FromUser.ID).To(Equal(e.me(u)), "fromUser of a message user %d sent", u+1)
+			}
+			By("sending a text of several lines and over 300 characters, and reading it back")
+			// The maximum length is not shown: a server may refuse this text,
+			// but one that takes it keeps all of it, line breaks included.
+			f := e.Faker("long")
+			var long strings.Builder
+			for long.Len() < 600 {
+				long.WriteString(f.Sentence() + " ")
+				if long.Len() > 300 && !strings.Contains(long.String(), "\n") {
+					long.WriteString("\n")
+				}
+			}
+			text := long.String() + "\nlast line " + e.Marker()
+			resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Invalid: true})
+			if resp.Status != 200 {
+				By(fmt.Sprintf("the %d-character text was refused (%d): the maximum length is not shown", len(text), resp.Status))
+				return
+			}
+			var m Message
+			Expect(resp.JSON(&m)).To(Succeed(), "%s", explain(resp, "body"))
+			Expect(m.Text).To(Equal(text), "text of a %d-character message of several lines, as answered", len(text))
+			Expect(e.getMessage(0, room, m.ID).Text).To(Equal(text), "text of a %d-character message of several lines, read back", len(text))
+		})
+
+		d.it("flags a message sent with status true as a status update, and only that one", reqs("MSG-SEND-STATUS"), func(e *Env) {
+			room := e.writeRoom()
+			for u := range min(len(e.Users), 2) { // from both users: a server may honour it for one only
+				text, _ := e.text()
+				m := e.sendBody(u, room, map[string]any{"text": text, "status": true})
+				Expect(m.Status).To(HaveValue(BeTrue()), "status of a status update user %d sent", u+1)
+				Expect(e.getMessage(u, room, m.ID).Status).To(HaveValue(BeTrue()), "status when read back, user %d", u+1)
+			}
+			plainText, _ := e.text()
+			plain := e.send(0, room, plainText)
+			Expect(isTrue(plain.Status)).To(BeFalse(), "a message sent without status is flagged as a status update")
+			Expect(isTrue(e.getMessage(0, room, plain.ID).Status)).To(BeFalse(), "a message sent without status reads back as a status update")
+		})
+
+		d.it("stores the message: user 2 can read it by id and finds it listed", reqs("MSG-SEND-STORED", "MSG-GET-ONE"), func(e *Env) {
+			e.needUsers(2)
+			room := e.writeRoom()
+			olderText, _ := e.text()
+			e.send(0, room, olderText) // so that m has an older neighbour to be confused with
+			text, _ := e.text()
+			text += " — ünïcödé 🎉" // stored as sent, whatever its characters
+			m := e.send(0, room, text)
+			later, _ := e.text()
+			e.send(0, room, later) // so that m is not the newest message
+			var got Message
+			e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
+				got = e.peek(g, 1, room, m.ID)
+				g.Expect(got.Text).To(Equal(text), "user 2 reads message %s", m.ID)
+			})
+			e.verifies("MSG-GET-ONE", func() { Expect(got.ID).To(Equal(m.ID), "asked for one message, got another") })
+			Expect(got.FromUser.ID).To(Equal(e.me(0)), "fromUser of the stored message")
+			e.verifies("MSG-GET-ONE", func() {
+				var viaQuery Message // the token in the query reads the same message
+				expectOK(e.call(1, client.Request{Method: "GET", Path: messagesPath(room) + "/" + m.ID, Place: client.QueryToken}), &viaQuery)
+				Expect(viaQuery.ID).To(Equal(m.ID), "reading message %s with the token in the query", m.ID)
+			})
+			By("and the other way round: user 1 reads what user 2 sent")
+			theirText, _ := e.text()
+			theirs := e.send(1, room, theirText)
+			e.verifies("MSG-SEND-STORED", func() {
+				e.eventually(func(g Gomega) {
+					back := e.peek(g, 0, room, theirs.ID)
+					g.Expect(back.Text).To(Equal(theirText), "user 1 reads message %s of user 2", theirs.ID)
+					g.Expect(back.FromUser.ID).To(Equal(e.me(1)), "fromUser of a stored message of user 2")
+				})
+			})
+			// aroundId must include its anchor (PAGE-AROUNDID): a way to find the
+			// message in a list that other traffic cannot push it out of.
+			listed := e.list(1, room, q("aroundId", m.ID, "limit", "10"))
+			Expect(idsOf(listed)).To(ContainElement(m.ID), "the new message is not listed around itself")
+
+			By("reading by id a message older than the newest 100 of a room")
+			if deep, deepRoom, ok := e.deepMessage(); ok {
+				e.verifies("MSG-GET-ONE", func() {
+					Expect(e.getMessage(0, deepRoom, deep.ID).ID).To(Equal(deep.ID), "reading message %s, older than the newest 100 of room %s, by id", deep.ID, deepRoom)
+				})
+			}
+		})
+
+		d.it("lists messages with meta an empty object", reqs("MSG-LIST", "MSG-META-EMPTY"), func(e *Env) {
+			room := e.writeRoom()
+			text, _ := e.text()
+			text += " notes"
+			m := e.send(0, room, text)
+			listed := e.list(0, room, q("limit", "20"))
+			e.verifies("MSG-LIST", func() { Expect(listed).NotTo(BeEmpty(), "the room lists no message after one was sent") })
+			var found []Message // search results are messages too, with meta empty
+			e.glance(0, messagesPath(room), q("q", "notes", "limit", "10"), &found)
+			edited := e.edit(0, room, m.ID, text+" (edited)") // and an edited message
+			e.verifies("MSG-META-EMPTY", func() {
+				for _, got := range append(append([]Message{m, e.getMessage(0, room, m.ID), edited}, listed...), found...) {
+					Expect(got.Meta).To(BeEmpty(), "meta of %s", got.ID)
+				}
+			})
+		})
+
+		d.it("never sends gv, at any depth of any response", reqs("MSG-NO-GV"), func(e *Env) {
+			room := e.writeRoom()
+			text, word := e.text()
+			var m Message
+			sent := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}})
+			e.step("MSG-SEND-200", func() { expectOK(sent, &m) })
+			var sentBody any
+			Expect(sent.JSON(&sentBody)).To(Succeed())
+			Expect(pathsOfKey(sentBody, "gv", "$")).To(BeEmpty(), "%s", explain(sent, "carries gv"))
+			for _, req := range []client.Request{
+				{Method: "GET", Path: "/v1/user"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/channels"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"},
+				{Method: "GET", Path: messagesPath(room), Query: q("limit", "20")},
+				{Method: "GET", Path: messagesPath(room), Query: q("q", word)},
+				{Method: "GET", Path: messagesPath(room) + "/" + m.ID},
+				{Method: "PUT", Path: messagesPath(room) + "/" + m.ID, Body: map[string]string{"text": text + " (edited)"}},
+			} {
+				resp := e.call(0, req)
+				expectSuccess(resp)
+				var body any
+				Expect(resp.JSON(&body)).To(Succeed(), "%s", explain(resp, "body"))
+				Expect(pathsOfKey(body, "gv", "$")).To(BeEmpty(), "%s", explain(resp, "carries gv"))
+			}
+		})
+	})
+
+	Describe("GET requests", func() {
+		d.it("read without changing unread state, read counts or versions", reqs("HTTP-GET-SAFE"), func(e *Env) {
+			e.needUsers(2)
+			room := e.writeRoom()
+			word := e.word()
+			text, _ := e.text()
+			m := e.send(1, room, text+" "+word+" @"+e.Users[0].Username) // unread chat and an unread mention of user 1
+			e.step("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID)) })
+			})
+			mentioned := slices.Contains(e.unread(0, room).Mention, m.ID) // UNREAD-MENTION's checks judge whether it must be
+			before := e.getMessage(1, room, m.ID)
+			e.seen(0, room, m.ID) // how soon user 1 sees it is not stated
+			count := func() *int {
+				for _, rm := range e.rooms(0, "rooms") {
+					if rm.ID == room {
+						return rm.UnreadItems
+					}
+				}
+				return nil
+			}
+			for range 2 {
+				e.getMessage(0, room, m.ID)
+				e.list(0, room, q("aroundId", m.ID, "limit", "5"))
+				e.list(0, room, q("limit", "50"))
+				var found []Message // a search that finds it (search itself is judged elsewhere)
+				e.glance(0, messagesPath(room), q("q", word, "limit", "10"), &found)
+				e.rooms(0, "rooms")
+				e.unread(0, room)
+			}
+			Expect(e.unread(0, room).Chat).To(ContainElement(m.ID), "reading the message marked it read for user 1")
+			if mentioned {
+				Expect(e.unread(0, room).Mention).To(ContainElement(m.ID), "reading marked the unread mention read for user 1")
+			}
+			Expect(e.getMessage(0, room, m.ID).Unread).To(BeTrue(), "reading the message cleared user 1's unread flag")
+			after := e.getMessage(1, room, m.ID)
+			Expect(after.V).To(Equal(before.V), "reading the message changed its version")
+			Expect(after.ReadBy).To(Equal(before.ReadBy), "reading the message changed readBy")
+			if c := count(); c != nil {
+				Expect(*c).To(BeNumerically(">", 0), "the room counts no unread message for user 1 after reads, though %s is unread", m.ID)
+			}
+		})
+	})
+}
+
+// pathsOfKey lists the JSON paths at which key occurs in a decoded body.
+func pathsOfKey(v any, key, at string) []string {
+	var out []string
+	switch t := v.(type) {
+	case map[string]any:
+		for k, child := range t {
+			if k == key {
+				out = append(out, at+"."+k)
+			}
+			out = append(out, pathsOfKey(child, key, at+"."+k)...)
+		}
+	case []any:
+		for i, child := range t {
+			out = append(out, pathsOfKey(child, key, fmt.Sprintf("%s[%d]", at, i))...)
+		}
+	}
+	return out
+}
+
+func versioningSpecs(d decl) {
+	Describe("PUT /v1/rooms/{roomId}/chatMessages/{chatMessageId}", func() {
+		d.it("answers the updated message with the new text, editedAt set and v raised by one", reqs("MSG-EDIT", "MSG-EDIT-EDITEDAT", "MSG-EDIT-V-INC"), func(e *Env) {
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(0, room, text)
+			sentAt := time.Now()
+			newer, _ := e.text()
+			e.send(0, room, newer) // the edited message is not the newest one
+			newText := text + " (edited 🎉 ünïcödé)"
+			edited := e.edit(0, room, m.ID, newText)
+			e.verifies("MSG-EDIT", func() {
+				Expect(edited.ID).To(Equal(m.ID), "the edit answered another message")
+				Expect(edited.Text).To(Equal(newText))
+				Expect(e.getMessage(0, room, m.ID).Text).To(Equal(newText), "the edited text read back")
+			})
+			e.verifies("MSG-EDIT-V-INC", func() { Expect(edited.V).To(Equal(2), "v after one edit") })
+			e.verifies("MSG-EDIT-EDITEDAT", func() {
+				Expect(edited.EditedAt).NotTo(BeNil(), "editedAt after an edit")
+				if parseTime(*edited.EditedAt).After(parseTime(m.Sent)) {
+					return
+				}
+				// The edit came a few milliseconds after the send: timestamps
+				// to the second (or a coarse clock) may show the same time.
+				// An edit more than a second later must show a later one.
+				By("editedAt is not later than sent: editing again more than a second after the send")
+				time.Sleep(time.Until(sentAt.Add(1100 * time.Millisecond)))
+				again := e.edit(0, room, m.ID, text+" (edited twice)")
+				Expect(again.EditedAt).NotTo(BeNil(), "editedAt after a second edit")
+				Expect(parseTime(*again.EditedAt)).To(BeTemporally(">", parseTime(m.Sent)),
+					"editedAt %s of an edit made more than a second after the message was sent (sent %s) is not later than sent: it is not the time of the edit", *again.EditedAt, m.Sent)
+				edited = again
+			})
+			e.verifies("MSG-EDIT-EDITEDAT", func() {
+				By("editing again later: editedAt moves to the time of the new edit")
+				prev := *edited.EditedAt
+				// A short pause is enough for timestamps finer than a second; a
+				// server that shows the same time after it gets a second more.
+				for i, pause := range []time.Duration{20 * time.Millisecond, 1100 * time.Millisecond} {
+					time.Sleep(pause)
+					next := e.edit(0, room, m.ID, fmt.Sprintf("%s (edited again %d)", text, i))
+					Expect(next.EditedAt).NotTo(BeNil(), "editedAt after a later edit")
+					if parseTime(*next.EditedAt).After(parseTime(prev)) {
+						return
+					}
+				}
+				Fail(fmt.Sprintf("editedAt stays %s through edits made more than a second apart: it is not the time of the latest edit", prev))
+			})
+		})
+
+		d.it("changes only the edited message, and only its text, editedAt, v and what is derived from the text", reqs("MSG-EDIT-PERSISTED", "MSG-SEND-EDITEDAT-NULL"), func(e *Env) {
+			e.needUsers(2)
+			room := e.writeRoom()
+			priorText, _ := e.text()
+			prior := e.send(0, room, priorText) // older than m, never edited
+			text, _ := e.text()
+			m := e.sendBody(0, room, map[string]any{"text": text, "status": true}) // a status update must stay one
+			otherText, _ := e.text()
+			other := e.send(0, room, otherText) // newer than m: a lazy server edits the newest message
+			e.seen(1, room, m.ID)               // read before the edit too: the edit must show, whatever was read before
+			e.edit(0, room, m.ID, text+" (edited)")
+
+			By("reading both messages back as user 2")
+			var got Message
+			e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
+				got = e.peek(g, 1, room, m.ID)
+				g.Expect(got.Text).To(Equal(text+" (edited)"), "user 2 does not see the edit")
+			})
+			Expect(got.V).To(Equal(2), "user 2 sees v %d after one edit", got.V)
+			Expect(got.EditedAt).NotTo(BeNil(), "user 2 sees no editedAt after the edit")
+			Expect(got.Sent).To(Equal(m.Sent), "the edit changed sent")
+			Expect(got.FromUser.ID).To(Equal(m.FromUser.ID), "the edit changed fromUser")
+			Expect(got.ReadBy).To(Equal(m.ReadBy), "the edit changed readBy")
+			if isTrue(m.Status) {
+				Expect(isTrue(got.Status)).To(BeTrue(), "the edit turned a status update into a plain message")
+			}
+			untouched := e.seen(1, room, other.ID)
+			Expect(untouched.Text).To(Equal(otherText), "editing %s changed another message, %s", m.ID, other.ID)
+			Expect(untouched.V).To(Equal(1), "editing %s raised the v of another message, %s", m.ID, other.ID)
+			Expect(untouched.EditedAt).To(BeNil(), "editing %s set editedAt on another message, %s", m.ID, other.ID)
+			e.verifies("MSG-SEND-EDITEDAT-NULL", func() {
+				Expect(e.seen(1, room, prior.ID).EditedAt).To(BeNil(), "editing %s set editedAt on %s, an older message never edited", m.ID, prior.ID)
+			})
+		})
+
+		d.it("raises v by exactly one on every edit, and stores the result", reqs("MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED"), func(e *Env) {
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(0, room, text)
+			var last Message
+			for i := 2; i <= 5; i++ {
+				By("edit number " + string(rune('0'+i-1)))
+				last = e.edit(0, room, m.ID, text+" v"+string(rune('0'+i)))
+				e.verifies("MSG-EDIT-V-INC", func() { Expect(last.V).To(Equal(i), "v after %d edits", i-1) })
+			}
+			e.verifies("MSG-EDIT-PERSISTED", func() {
+				got := e.getMessage(0, room, m.ID)
+				Expect(got.V).To(Equal(5), "v read back after 4 edits")
+				Expect(got.Text).To(Equal(last.Text), "text read back after 4 edits")
+				Expect(got.EditedAt).NotTo(BeNil(), "editedAt read back after 4 edits")
+				listed := e.list(0, room, q("aroundId", m.ID, "limit", "5"))
+				found := false
+				for _, l := range listed {
+					if l.ID == m.ID {
+						found = true
+						Expect(l.V).To(Equal(5), "v in the list")
+						Expect(l.Text).To(Equal(last.Text), "text in the list")
+						Expect(l.EditedAt).NotTo(BeNil(), "editedAt in the list after 4 edits")
+					}
+				}
+				Expect(found).To(BeTrue(), "the edited message is not in the list")
+			})
+		})
+
+		d.it("ends concurrent edits with v = 1 + the number of successful edits", reqs("MSG-EDIT-V-INC"), func(e *Env) {
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(0, room, text)
+			const workers, each = 4, 5
+			done := make(chan int, workers)
+			for w := range workers {
+				go func() {
+					defer GinkgoRecover()
+					ok := 0
+					for i := range each {
+						resp, err := e.Client.Do(e.ctx, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID,
+							Token: e.Users[0].Token, Body: map[string]string{"text": text + " w" + string(rune('a'+w)) + string(rune('a'+i))}})
+						if err == nil && resp.Status == 200 {
+							ok++
+						}
+					}
+					done <- ok
+				}()
+			}
+			total := 0
+			for range workers {
+				total += <-done
+			}
+			Expect(total).To(BeNumerically(">", 0), "no concurrent edit succeeded")
+			Expect(e.getMessage(0, room, m.ID).V).To(Equal(1+total), "%d edits succeeded", total)
+		})
+	})
+}

@@ -1,0 +1,310 @@
+package conformance
+
+import (
+	"fmt"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+func roomSpecs(d decl) {
+	Describe("GET /v1/user/{userId}/rooms", func() {
+		d.it("lists rooms with documented types and kinds", reqs("ROOM-LIST", "ROOM-SHAPE", "ROOM-PLATFORM-TYPE"), func(e *Env) {
+			rooms := e.rooms(0, "rooms")
+			By("judging the rooms the channels, organisations and repositories lists hold too")
+			e.roomsElsewhere(0) // each answer is validated; violations of room fields fail here
+			for _, room := range rooms {
+				e.verifies("ROOM-SHAPE", func() { Expect(room.ID).NotTo(BeEmpty(), "a room without id") })
+				e.verifies("ROOM-PLATFORM-TYPE", func() {
+					Expect([]string{"ONETOONE", "ORG", "REPO", "USER_CHANNEL", ""}).To(ContainElement(room.PlatformType), "room %s", room.ID)
+				})
+			}
+		})
+
+		d.it("includes the user's one-to-one, organisation and repository rooms", reqs("ROOM-KINDS"), func(e *Env) {
+			listed := idSetRooms(e.rooms(0, "rooms"))
+			checked := 0
+			for kind, id := range map[string]string{"one_to_one": e.Target.Rooms.OneToOne, "org": e.Target.Rooms.Org, "repo": e.Target.Rooms.Repo} {
+				switch {
+				case id == "" || e.Target.Discovered[kind]:
+					By("the description names no " + kind + " room of user 1")
+					continue
+				case id == e.Target.HideRoom:
+					// Hiding may take a room out of the list for good; the
+					// hide check owns that room.
+					By("the " + kind + " room is hide_room, which the hide check may have hidden")
+					continue
+				}
+				checked++
+				Expect(listed).To(HaveKey(id), "the %s room %s is missing from the rooms list", kind, id)
+			}
+			if checked == 0 {
+				Skip("the target description names no rooms (rooms: one_to_one, org, repo) other than hide_room to look for in user 1's rooms list")
+			}
+			// The other participant of the named one-to-one room has it in
+			// their list too, when the description names them.
+			if id := e.Target.Rooms.OneToOne; id != "" && !e.Target.Discovered["one_to_one"] && id != e.Target.HideRoom {
+				for _, rm := range e.rooms(0, "rooms") {
+					if rm.ID != id || rm.User == nil {
+						continue
+					}
+					for u := 1; u < len(e.Users); u++ {
+						if e.me(u) == rm.User.ID {
+							Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(id), "the one-to-one room %s of users 1 and %d is missing from user %d's rooms list", id, u+1, u+1)
+						}
+					}
+				}
+			}
+		})
+
+		d.it("shows one-to-one rooms as such, without uri, and with the other participant when it names one", reqs("ROOM-ONE-TO-ONE", "ROOM-USER-ONLY-ONE-TO-ONE"), func(e *Env) {
+			oneToOne := 0
+			for _, room := range e.rooms(0, "rooms") {
+				if room.OneToOne != nil && room.PlatformType != "" {
+					e.verifies("ROOM-ONE-TO-ONE", func() {
+						Expect(*room.OneToOne).To(Equal(room.PlatformType == "ONETOONE"), "room %s: oneToOne %v with platformType %s", room.ID, *room.OneToOne, room.PlatformType)
+					})
+				}
+				isOneToOne := room.PlatformType == "ONETOONE" || isTrue(room.OneToOne)
+				if !isOneToOne {
+					e.verifies("ROOM-USER-ONLY-ONE-TO-ONE", func() { Expect(room.User).To(BeNil(), "room %s is not one-to-one but carries user", room.ID) })
+					continue
+				}
+				// Which room fields are always present is not shown: oneToOne
+				// and user are judged where they appear.
+				e.verifies("ROOM-ONE-TO-ONE", func() {
+					Expect(room.URI).To(BeNil(), "one-to-one room %s carries uri", room.ID)
+					if room.User != nil {
+						Expect(room.User.ID).NotTo(Equal(e.me(0)), "one-to-one room %s names the current user as the other participant", room.ID)
+					}
+				})
+				if room.ID != e.Target.HideRoom { // whether it is listed depends on the hide check
+					oneToOne++
+				}
+			}
+			By("judging the one-to-one rooms of the other users: each names someone else")
+			for u := 1; u < len(e.Users); u++ {
+				var theirs []Room
+				if !e.glance(u, "/v1/user/"+e.me(u)+"/rooms", nil, &theirs) {
+					continue
+				}
+				for _, room := range theirs {
+					if room.User != nil && (room.PlatformType == "ONETOONE" || isTrue(room.OneToOne)) {
+						e.verifies("ROOM-ONE-TO-ONE", func() {
+							Expect(room.User.ID).NotTo(Equal(e.me(u)), "one-to-one room %s in user %d's list names user %d as the other participant", room.ID, u+1, u+1)
+						})
+					}
+				}
+			}
+			By("judging the rooms the channels, organisations and repositories lists hold")
+			var embedded []Room
+			for _, rooms := range e.roomsElsewhere(0) {
+				embedded = append(embedded, rooms...)
+			}
+			for _, room := range embedded {
+				if room.PlatformType != "ONETOONE" && !isTrue(room.OneToOne) {
+					e.verifies("ROOM-USER-ONLY-ONE-TO-ONE", func() {
+						Expect(room.User).To(BeNil(), "room %s (%s), listed among channels, organisations or repositories, is not one-to-one but carries user", room.ID, room.PlatformType)
+					})
+				}
+			}
+			if oneToOne == 0 {
+				Skip("user 1 has no one-to-one room other than hide_room")
+			}
+		})
+
+		d.it("hides a room for that user only: it leaves the user's rooms list, other members and other rooms stay", reqs("ROOM-HIDE"), func(e *Env) {
+			room := e.Target.HideRoom
+			if room == "" {
+				Skip("hiding a room is destructive: name hide_room in the target description to allow it")
+			}
+			By("noting who lists the room before it is hidden")
+			mine := idSetRooms(e.rooms(0, "rooms"))
+			if !mine[room] {
+				By("user 1 does not list the room now: an earlier run may have hidden it for good")
+			}
+			var others []int
+			for u := 1; u < len(e.Users); u++ {
+				if idSetRooms(e.rooms(u, "rooms"))[room] {
+					others = append(others, u)
+				}
+			}
+			resp := e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room})
+			expectSuccess(resp)
+			e.eventually(func(g Gomega) {
+				g.Expect(idSetRooms(e.rooms(0, "rooms"))).NotTo(HaveKey(room), "the hidden room %s is still in user 1's rooms list", room)
+			})
+			after := idSetRooms(e.rooms(0, "rooms"))
+			Expect(after).NotTo(HaveKey(room), "the hidden room %s is back in user 1's rooms list on the next read", room)
+			for id := range mine {
+				if id != room {
+					Expect(after).To(HaveKey(id), "hiding room %s also took room %s out of user 1's rooms list", room, id)
+				}
+			}
+			for _, u := range others {
+				Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s for user 1 took it out of user %d's rooms list too", room, u+1)
+			}
+			if len(others) == 0 {
+				By("no other described user lists the room, so only user 1's side is checked")
+			}
+		})
+	})
+
+	Describe("GET /v1/user/{userId}/channels", func() {
+		d.it("lists only USER_CHANNEL rooms, without userCount and with security", reqs("CHANNEL-LIST", "CHANNEL-NO-USERCOUNT", "CHANNEL-SECURITY"), func(e *Env) {
+			channels := e.rooms(0, "channels")
+			for u := 1; u < len(e.Users); u++ {
+				// Every user's list is a list, also one with no channel in it.
+				e.rooms(u, "channels")
+			}
+			if ch := e.Target.Rooms.Channel; ch != "" && !e.Target.Discovered["channel"] {
+				// A channel the description names must be listed: an empty
+				// list is no answer.
+				e.verifies("CHANNEL-LIST", func() {
+					Expect(idSetRooms(channels)).To(HaveKey(ch), "the channel %s the description names is not in user 1's channels list", ch)
+				})
+			}
+			By("judging the channels the rooms list holds too")
+			for _, rm := range e.rooms(0, "rooms") {
+				if rm.PlatformType == "USER_CHANNEL" {
+					channels = append(channels, rm)
+				}
+			}
+			if len(channels) == 0 {
+				Skip("user 1 has no channel")
+			}
+			for _, c := range channels {
+				e.verifies("CHANNEL-LIST", func() {
+					Expect([]string{"", "USER_CHANNEL"}).To(ContainElement(c.PlatformType), "channel %s has platformType %s", c.ID, c.PlatformType)
+				})
+				e.verifies("CHANNEL-NO-USERCOUNT", func() { Expect(c.UserCount).To(BeNil(), "channel %s carries userCount", c.ID) })
+				e.verifies("CHANNEL-SECURITY", func() { Expect(c.Security).NotTo(BeNil(), "channel %s carries no security", c.ID) })
+			}
+		})
+	})
+
+	Describe("GET /v1/user/{userId}/orgs", func() {
+		d.it("lists organisation entries, each with its room only when one exists", reqs("ORG-LIST", "ORG-ROOM"), func(e *Env) {
+			var orgs []Organisation
+			e.step("ORG-LIST", func() {
+				expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"}), &orgs)
+			})
+			e.hintEmbedded("org", func() (ids []string) {
+				for _, o := range orgs {
+					if o.Room != nil {
+						ids = append(ids, o.Room.ID)
+					}
+				}
+				return ids
+			})
+			if len(orgs) == 0 {
+				Skip("user 1 belongs to no organisation")
+			}
+			for _, o := range orgs {
+				e.verifies("ORG-LIST", func() { Expect(o.Name).NotTo(BeEmpty(), "an organisation without a name") })
+				if o.Room != nil {
+					e.verifies("ORG-ROOM", func() {
+						Expect(o.Room.ID).NotTo(BeEmpty(), "organisation %s embeds a room without id", o.Name)
+						Expect([]string{"", "ORG"}).To(ContainElement(o.Room.PlatformType), "organisation %s embeds a room of type %s", o.Name, o.Room.PlatformType)
+					})
+				}
+			}
+		})
+	})
+
+	Describe("GET /v1/user/{userId}/repos", func() {
+		d.it("lists repository entries, each with its room only when one exists", reqs("REPO-LIST", "REPO-ROOM"), func(e *Env) {
+			var repos []Repository
+			e.step("REPO-LIST", func() {
+				expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"}), &repos)
+			})
+			e.hintEmbedded("repo", func() (ids []string) {
+				for _, p := range repos {
+					if p.Room != nil {
+						ids = append(ids, p.Room.ID)
+					}
+				}
+				return ids
+			})
+			if len(repos) == 0 {
+				Skip("user 1 has no repository")
+			}
+			for _, p := range repos {
+				e.verifies("REPO-LIST", func() { Expect(p.Name).NotTo(BeEmpty(), "a repository without a name") })
+				if p.Room != nil {
+					e.verifies("REPO-ROOM", func() {
+						Expect(p.Room.ID).NotTo(BeEmpty(), "repository %s embeds a room without id", p.Name)
+						Expect([]string{"", "REPO"}).To(ContainElement(p.Room.PlatformType), "repository %s embeds a room of type %s", p.Name, p.Room.PlatformType)
+					})
+				}
+			}
+		})
+
+		d.it("lists private repositories for every user who granted access", reqs("REPO-PRIVATE-GRANTED"), func(e *Env) {
+			// Every such user, not the first only: a server that shows private
+			// repositories to one favoured user fails for the next.
+			for _, u := range e.usersWhoGranted(true) {
+				Expect(e.privateRepos(u)).NotTo(BeEmpty(), "user %d granted private access but sees no private repository (private_repos_granted: true promises the user owns at least one)", u+1)
+			}
+		})
+
+		d.it("lists no private repository for a user who did not grant access", reqs("REPO-PRIVATE-WITHHELD"), func(e *Env) {
+			for _, u := range e.usersWhoGranted(false) {
+				Expect(e.privateRepos(u)).To(BeEmpty(), "user %d did not grant private access but sees private repositories", u+1)
+			}
+		})
+	})
+}
+
+// hintEmbedded checks that the organisation (kind "org") or repository
+// ("repo") room the description names is embedded in an entry of user 1's
+// organisations or repositories list: naming it promises it is the room of
+// one of them. A discovered hint promises nothing, and hide_room is left
+// to the hide check.
+func (e *Env) hintEmbedded(kind string, embedded func() []string) {
+	GinkgoHelper()
+	hint := map[string]string{"org": e.Target.Rooms.Org, "repo": e.Target.Rooms.Repo}[kind]
+	if hint == "" || e.Target.Discovered[kind] || hint == e.Target.HideRoom {
+		return
+	}
+	req, list := map[string]string{"org": "ORG-ROOM", "repo": "REPO-ROOM"}[kind], map[string]string{"org": "organisations", "repo": "repositories"}[kind]
+	e.verifies(req, func() {
+		Expect(embedded()).To(ContainElement(hint), "the %s room %s the description names (rooms.%s) is embedded in no entry of user 1's %s list, though an entry carries its room when it has one", kind, hint, kind, list)
+	})
+}
+
+// usersWhoGranted returns the users described with private_repos_granted
+// equal to granted, or skips the check when there is none.
+func (e *Env) usersWhoGranted(granted bool) []int {
+	GinkgoHelper()
+	var out []int
+	for u, usr := range e.Users {
+		if usr.PrivateReposGranted != nil && *usr.PrivateReposGranted == granted {
+			out = append(out, u)
+		}
+	}
+	if len(out) == 0 {
+		Skip(fmt.Sprintf("no user is described with private_repos_granted: %v", granted))
+	}
+	return out
+}
+
+// privateRepos lists the names of the private repositories user u sees.
+// With the token in the query too: each place must give the same answer.
+func (e *Env) privateRepos(u int) []string {
+	GinkgoHelper()
+	var names []string
+	for _, place := range []client.TokenPlace{client.Bearer, client.QueryToken} {
+		var repos []Repository
+		expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos", Place: place}), &repos)
+		for _, p := range repos {
+			if p.Private && !slices.Contains(names, p.Name) {
+				names = append(names, p.Name)
+			}
+		}
+	}
+	return names
+}

@@ -1,0 +1,160 @@
+package conformance
+
+import (
+	"bytes"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+func transportSpecs(d decl) {
+	Describe("Transport and authentication", func() {
+		d.table("accepts the token in each documented place", Label(), func(e *Env, p any) {
+			// The last described user: a server that answers every request as
+			// its first user does not pass by luck.
+			u := len(e.Users) - 1
+			var users []User
+			expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: p.(client.TokenPlace)}), &users)
+			Expect(users).To(HaveLen(1))
+			Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified another user", u+1)
+			room := e.Target.WriteRoom
+			if room == "" {
+				By("no write_room: the token is tried on reads only")
+				return
+			}
+			By("sending a message with the token in the same place: writes take it too")
+			w := min(1, len(e.Users)-1) // a user of the write room, preferably not the first
+			text, _ := e.text()
+			e.send(w, room, text) // with a Bearer header: whether sending works at all is MSG-SEND-200's
+			text, _ = e.text()
+			var m Message
+			expectOK(e.call(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: p.(client.TokenPlace)}), &m)
+			Expect(m.FromUser.ID).To(Equal(e.me(w)), "a message sent with user %d's token in this place names another sender", w+1)
+		},
+			d.entry("as an Authorization Bearer header", reqs("AUTH-BEARER"), client.Bearer),
+			d.entry("as the access_token query parameter", reqs("AUTH-QUERY-TOKEN"), client.QueryToken),
+		)
+
+		d.it("gives no data to a request without a token", reqs("AUTH-REQUIRED"), func(e *Env) {
+			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms", messagesPath(e.writeRoom())} {
+				noData(e.call(0, client.Request{Method: "GET", Path: path, Place: client.NoToken, Invalid: true}), "a request without a token")
+			}
+			// An empty token is no token, in either place.
+			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"Authorization": {"Bearer "}}, Invalid: true}), "a request with an empty Bearer token")
+			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Query: q("access_token", ""), Invalid: true}), "a request with an empty access_token")
+		})
+
+		d.it("gives no data to a request with a token it never issued", reqs("AUTH-UNKNOWN-TOKEN"), func(e *Env) {
+			bogus := strings.Repeat("0", 40)
+			if bogus == e.Users[0].Token {
+				bogus = strings.Repeat("1", 40)
+			}
+			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: bogus, Invalid: true}), "an unknown token")
+			// A real token with its last character changed: a server that
+			// compares only a prefix of the token lets it in.
+			real := e.Users[0].Token
+			last := byte('0')
+			if real[len(real)-1] == last {
+				last = '1'
+			}
+			altered := real[:len(real)-1] + string(last)
+			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: altered, Invalid: true}), "a token with its last character changed")
+			// And with characters added: a server that only checks that the
+			// token starts with a real one lets this in.
+			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: real + "x0", Invalid: true}), "a real token with characters appended")
+
+		})
+
+		d.it("labels every success that carries a body application/json with charset utf-8", reqs("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func(e *Env) {
+			room := e.writeRoom()
+			text, _ := e.text()
+			text += " — ünïcödé 🎉" // characters beyond ASCII, written back in answers
+			var sent Message
+			requests := []client.Request{
+				{Method: "GET", Path: "/v1/user"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/channels"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems"},
+				{Method: "GET", Path: messagesPath(room), Query: q("limit", "5")},
+				{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}},
+			}
+			for i, req := range requests {
+				resp := e.call(0, req)
+				expectStatus(resp, 200)
+				expectJSONContentType(resp)
+				if i == len(requests)-1 {
+					Expect(resp.JSON(&sent)).To(Succeed(), "%s", explain(resp, "body"))
+				}
+			}
+			more := []client.Request{
+				{Method: "GET", Path: messagesPath(room) + "/" + sent.ID},
+				{Method: "PUT", Path: messagesPath(room) + "/" + sent.ID, Body: map[string]string{"text": text + " (edited)"}},
+			}
+			if len(e.Users) > 1 { // marking read a message another user sent, as a client would
+				otherText, _ := e.text()
+				theirs := e.send(1, room, otherText)
+				more = append(more, client.Request{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems", Body: map[string]any{"chat": []string{theirs.ID}}})
+			}
+			for _, req := range more {
+				resp := e.call(0, req)
+				expectSuccess(resp)
+				if len(resp.Body) > 0 { // where the document shows no response, none may come
+					expectJSONContentType(resp)
+				}
+			}
+		})
+
+		d.it("serves the API below /v1 right after the base address", reqs("HTTP-V1-PREFIX"), func(e *Env) {
+			for _, req := range []client.Request{
+				{Method: "GET", Path: "/v1/user"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"},
+				{Method: "GET", Path: messagesPath(e.writeRoom()), Query: q("limit", "1")},
+			} {
+				expectStatus(e.call(0, req), 200)
+			}
+		})
+
+		d.it("serves no data over plain http, and does not answer there as the API does", reqs("HTTP-TLS-ONLY"), func(e *Env) {
+			// Never a credential over plain http: the client strips them from a
+			// PlainHTTP request, which goes to the base URL's own port. The same
+			// request without a token goes over https for comparison: a
+			// plain-http answer that is the API's own answer shows the API is
+			// served there.
+			plain, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: "/v1/user", PlainHTTP: true, Place: client.NoToken, Invalid: true})
+			if err != nil {
+				By("the plain-http form of the address gave no answer: " + err.Error())
+				return // nothing served at all is the best answer
+			}
+			Expect(plain.Status).NotTo(BeNumerically("<", 300), "%s", explain(plain, "served data over plain http"))
+			viaTLS, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Invalid: true})
+			if err != nil {
+				transportFailure(err)
+			}
+			Expect(plain.Status == viaTLS.Status && len(plain.Body) > 0 && bytes.Equal(plain.Body, viaTLS.Body)).To(BeFalse(),
+				"%s", explain(plain, "answers over plain http exactly as the API does over https: the API is served over plain http"))
+		})
+	})
+}
+
+// expectJSONContentType checks the media type and charset of a response,
+// whatever the spelling (case, spaces, parameter order).
+func expectJSONContentType(resp *client.Response) {
+	GinkgoHelper()
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	Expect(err).NotTo(HaveOccurred(), "%s", explain(resp, "Content-Type"))
+	Expect(mt).To(Equal("application/json"), "%s", explain(resp, "Content-Type"))
+	Expect(strings.ToLower(params["charset"])).To(Equal("utf-8"), "%s", explain(resp, "Content-Type charset"))
+	var anything any
+	Expect(resp.JSON(&anything)).To(Succeed(), "%s", explain(resp, "body is not JSON"))
+	// JSON is read in UTF-8 here, as the label says: other bytes (Latin-1,
+	// say) decode to replacement characters, which a client cannot undo.
+	Expect(utf8.Valid(resp.Body)).To(BeTrue(), "%s", explain(resp, "body is not UTF-8, though labelled utf-8"))
+}

@@ -1,0 +1,230 @@
+package conformance
+
+import (
+	"fmt"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+func unreadSpecs(d decl) {
+	Describe("GET and POST /v1/user/{userId}/rooms/{roomId}/unreadItems", func() {
+		d.it("answers an object with chat and mention lists of ids", reqs("UNREAD-SHAPE"), func(e *Env) {
+			un := e.unread(0, e.writeRoom())
+			Expect(un.Chat).NotTo(BeNil(), "chat")
+			Expect(un.Mention).NotTo(BeNil(), "mention")
+			if len(e.Users) < 2 {
+				return
+			}
+			By("with a message of user 2 unread: lists of one id are lists too")
+			text, _ := e.text()
+			m := e.send(1, e.writeRoom(), text)
+			e.eventually(func(g Gomega) { // each answer is validated: an id instead of a list fails at once
+				g.Expect(e.unread(0, e.writeRoom()).Chat).To(ContainElement(m.ID))
+			})
+		})
+
+		d.it("lists another user's new message as unread chat, and as a mention only when it mentions the reader", reqs("UNREAD-CHAT", "UNREAD-MENTION", "UNREAD-FLAG"), func(e *Env) {
+			e.needUsers(2)
+			room := e.writeRoom()
+			text, marker := e.text()
+			plain := e.send(1, room, text)
+			ping := e.send(1, room, text+" cc @"+e.Users[0].Username+" thanks") // the mention inside the text
+			elsewhere := e.send(1, room, "@nobody"+marker+" "+text)             // mentions no one
+			self := e.send(1, room, "@"+e.Users[1].Username+" "+text)           // mentions a user, not user 1
+			status := e.sendBody(1, room, map[string]any{"text": "waves " + text, "status": true})
+			// Newer messages of user 1's own, more than a page: a server that
+			// works unread state out of the newest page only loses these.
+			e.seed(0, room, deeperThanAPage)
+			e.verifies("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.unread(0, room).Chat).To(ContainElements(plain.ID, ping.ID, elsewhere.ID, self.ID, status.ID), "unread chat of user 1 (a status update among them), %d messages of user 1 later", deeperThanAPage)
+				})
+				Expect(e.unread(1, room).Chat).NotTo(ContainElement(plain.ID), "the author's own message is unread for the author")
+			})
+			e.verifies("UNREAD-MENTION", func() {
+				e.eventually(func(g Gomega) {
+					un := e.unread(0, room)
+					g.Expect(un.Mention).To(ContainElement(ping.ID), "unread mentions of user 1")
+					g.Expect(un.Mention).NotTo(ContainElement(plain.ID), "a message without a mention is listed as a mention")
+					g.Expect(un.Mention).NotTo(ContainElement(elsewhere.ID), "a message mentioning no one is listed as a mention of user 1")
+					g.Expect(un.Mention).NotTo(ContainElement(self.ID), "a message mentioning user 2 only is listed as a mention of user 1")
+				})
+			})
+			By("reading the unread flag by id and in a list, as the reader and as the author")
+			e.verifies("UNREAD-FLAG", func() {
+				Expect(e.seen(0, room, plain.ID).Unread).To(BeTrue(), "unread flag for user 1")
+				Expect(e.getMessage(1, room, plain.ID).Unread).To(BeFalse(), "unread flag for the author")
+				for _, m := range e.list(0, room, q("aroundId", plain.ID, "limit", "5")) {
+					if m.ID == plain.ID {
+						Expect(m.Unread).To(BeTrue(), "unread flag for user 1 in a list")
+					}
+				}
+			})
+		})
+
+		d.it("marks the named messages read, and only those: they leave the lists, readBy rises by one and the flag clears", reqs("UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG"), func(e *Env) {
+			e.needUsers(2)
+			room := e.writeRoom()
+			olderText, _ := e.text()
+			older := e.send(1, room, olderText) // older and not named: a "read up to" server clears it too
+			text, _ := e.text()
+			m := e.send(1, room, "@"+e.Users[0].Username+" "+text)
+			newerText, _ := e.text()
+			newer := e.send(1, room, newerText) // newer and not named
+			alsoText, _ := e.text()
+			also := e.send(1, room, alsoText) // named with m in the same request
+			third := -1                       // another reader, whose unread state marking must not touch
+			e.step("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElements(older.ID, m.ID, newer.ID)) })
+			})
+			if len(e.Users) > 2 && slices.Contains(e.unread(2, room).Chat, m.ID) {
+				third = 2
+			}
+			before := e.getMessage(1, room, m.ID).ReadBy
+			newerBefore := e.getMessage(1, room, newer.ID).ReadBy
+			e.seen(0, room, m.ID)
+			e.seen(0, room, newer.ID)
+			e.seen(0, room, also.ID)
+			// Unread messages of user 1 in another room, which marking read in
+			// this one must leave alone (read only: nothing is sent there).
+			elsewhere := map[string][]string{}
+			for _, other := range e.otherRooms() {
+				var un Unread
+				if e.glance(0, "/v1/user/"+e.me(0)+"/rooms/"+other+"/unreadItems", nil, &un) && len(un.Chat) > 0 {
+					elsewhere[other] = un.Chat
+				}
+			}
+			By("marking a message of user 1 read as user 2: marking read works for every user")
+			mineText, _ := e.text()
+			mine := e.send(0, room, mineText)
+			e.step("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) { g.Expect(e.unread(1, room).Chat).To(ContainElement(mine.ID)) })
+			})
+			e.markRead(1, room, mine.ID)
+			e.verifies("UNREAD-MARK-READ", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.unread(1, room).Chat).NotTo(ContainElement(mine.ID), "a message user 2 marked read is still unread chat for user 2")
+				})
+			})
+			By("marking the middle message and a later one read as user 1 in one request, then the middle one again")
+			e.markRead(0, room, m.ID, also.ID)
+			// Marking it again may be refused (the document does not say); it
+			// must not count user 1 twice.
+			_, _ = e.Client.Do(e.ctx, client.Request{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems",
+				Token: e.Users[0].Token, Body: map[string]any{"chat": []string{m.ID}}, Invalid: true})
+			e.verifies("UNREAD-MARK-READ", func() {
+				e.eventually(func(g Gomega) {
+					un := e.unread(0, room)
+					g.Expect(un.Chat).NotTo(ContainElement(m.ID), "a message marked read is still unread chat")
+					g.Expect(un.Mention).NotTo(ContainElement(m.ID), "a message marked read is still an unread mention")
+					g.Expect(un.Chat).NotTo(ContainElement(also.ID), "the second message named in the same request is still unread chat")
+				})
+				By("checking that the messages not named are still unread")
+				un := e.unread(0, room)
+				Expect(un.Chat).To(ContainElement(newer.ID), "marking %s read also marked the newer %s, which was not named", m.ID, newer.ID)
+				Expect(un.Chat).To(ContainElement(older.ID), "marking %s read also marked the older %s, which was not named", m.ID, older.ID)
+				if third > 0 {
+					Expect(e.unread(third, room).Chat).To(ContainElement(m.ID), "user 1 marking %s read marked it read for user %d too", m.ID, third+1)
+				}
+				for other, ids := range elsewhere {
+					Expect(e.unread(0, other).Chat).To(ContainElements(ids), "marking messages of room %s read also marked read user 1's unread messages in room %s", room, other)
+				}
+				if len(elsewhere) == 0 {
+					By("user 1 has no unread message in another described room: marking read there is not looked at")
+				}
+			})
+			e.verifies("UNREAD-FLAG", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.peek(g, 0, room, m.ID).Unread).To(BeFalse(), "the unread flag of a message user 1 marked read")
+				})
+				Expect(e.getMessage(0, room, newer.ID).Unread).To(BeTrue(), "the unread flag of a message user 1 did not mark read")
+			})
+			e.verifies("UNREAD-READBY", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.peek(g, 0, room, m.ID).ReadBy).To(Equal(before+1), "readBy after user 1, and only user 1, read it (marked twice)")
+				})
+				Expect(e.getMessage(1, room, m.ID).ReadBy).To(Equal(before+1), "readBy read again, by the author")
+				Expect(e.getMessage(1, room, newer.ID).ReadBy).To(Equal(newerBefore), "readBy of a message nobody marked read changed")
+			})
+		})
+
+		d.it("keeps the room's unreadItems and mentions in agreement with the lists, before and after marking read", reqs("UNREAD-ROOM-COUNTS"), func(e *Env) {
+			e.needUsers(2)
+			room := e.writeRoom()
+			// Each user's own counts, looked at from both sides: a server that
+			// shows every caller the first user's counts fails for user 2.
+			for _, pair := range [][2]int{{1, 0}, {0, 1}} {
+				from, to := pair[0], pair[1]
+				if to == 1 {
+					// Over 100 unread for user 2: a count that stops at 99 shows.
+					e.seed(from, room, 100)
+				}
+				text, _ := e.text()
+				// A mention of someone else is unread chat but no mention.
+				e.send(from, room, "@"+e.Users[from].Username+" "+text)
+				ping := e.send(from, room, "@"+e.Users[to].Username+" "+text)
+				By(fmt.Sprintf("with a new unread mention of user %d", to+1))
+				e.step("UNREAD-CHAT", func() {
+					e.eventually(func(g Gomega) { g.Expect(e.unread(to, room).Chat).To(ContainElement(ping.ID)) })
+				})
+				e.countsAgree(to, room, ping.ID, true)
+				By(fmt.Sprintf("after user %d marks that message read", to+1))
+				e.markRead(to, room, ping.ID)
+				e.countsAgree(to, room, ping.ID, false)
+			}
+		})
+	})
+}
+
+// countsAgree waits until user u's unread lists of room hold message id
+// (or not, as listed says) and every entry of the room user u is shown —
+// in the rooms list, the channels list, or embedded in an organisation or
+// repository — counts as many unread items and mentions as the lists.
+func (e *Env) countsAgree(u int, room, id string, listed bool) {
+	GinkgoHelper()
+	e.eventually(func(g Gomega) {
+		un := e.unread(u, room)
+		g.Expect(slices.Contains(un.Chat, id)).To(Equal(listed), "unread chat of user %d holds %s", u+1, id)
+		g.Expect(slices.Contains(un.Mention, id)).To(Equal(listed), "unread mentions of user %d hold %s", u+1, id)
+		shown := e.roomEntries(u, room)
+		if len(shown) == 0 {
+			Skip(fmt.Sprintf("the write room is in none of user %d's lists", u+1))
+		}
+		counted := 0
+		for where, rm := range shown {
+			if rm.UnreadItems != nil {
+				counted++
+				g.Expect(*rm.UnreadItems).To(Equal(len(un.Chat)), "unreadItems of the room in user %d's %s vs the unread chat list", u+1, where)
+			}
+			if rm.Mentions != nil {
+				counted++
+				g.Expect(*rm.Mentions).To(Equal(len(un.Mention)), "mentions of the room in user %d's %s vs the unread mention list", u+1, where)
+			}
+		}
+		if counted == 0 {
+			Skip("the room carries neither unreadItems nor mentions")
+		}
+	})
+}
+
+// roomEntries returns the entries of room that user u's lists show, by the
+// list they are in. The rooms list is read as a step; the others are
+// glanced at (see roomsElsewhere).
+func (e *Env) roomEntries(u int, room string) map[string]Room {
+	GinkgoHelper()
+	out := map[string]Room{}
+	lists := e.roomsElsewhere(u)
+	lists["rooms list"] = e.rooms(u, "rooms")
+	for where, rooms := range lists {
+		for _, rm := range rooms {
+			if rm.ID == room {
+				out[where] = rm
+			}
+		}
+	}
+	return out
+}

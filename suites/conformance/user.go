@@ -1,0 +1,86 @@
+package conformance
+
+import (
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+func userSpecs(d decl) {
+	Describe("GET /v1/user", func() {
+		d.it("answers an array holding exactly one user", reqs("USER-GET-ARRAY", "USER-SHAPE"), func(e *Env) {
+			var users []User
+			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user"}), &users)
+			e.verifies("USER-GET-ARRAY", func() { Expect(users).To(HaveLen(1), "GET /v1/user holds %d users", len(users)) })
+			e.verifies("USER-SHAPE", func() {
+				Expect(users[0].Username).NotTo(BeEmpty(), "username")
+				Expect(users[0].URL).To(HavePrefix("/"), "url")
+			})
+			By("judging the other participants of one-to-one rooms too")
+			var rooms []Room
+			if e.glance(0, "/v1/user/"+e.me(0)+"/rooms", nil, &rooms) { // each answer is validated: a user field breaking the schema fails here
+				for _, r := range rooms {
+					if r.User != nil {
+						e.verifies("USER-SHAPE", func() { Expect(r.User.URL).To(HavePrefix("/"), "user.url of room %s", r.ID) })
+					}
+				}
+			}
+			for _, m := range e.messagesWithSenders() {
+				e.verifies("USER-SHAPE", func() { Expect(m.FromUser.URL).To(HavePrefix("/"), "fromUser.url of message %s", m.ID) })
+			}
+		})
+
+		d.it("identifies the token's own user, a different one for each token", reqs("AUTH-CURRENT-USER"), func(e *Env) {
+			seen := map[string]int{}
+			for u := range e.Users {
+				var users []User
+				expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user"}), &users)
+				if len(users) != 1 {
+					continue // USER-GET-ARRAY's check judges that
+				}
+				Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified user %s, not the user the description names (or the description's id is wrong)", u+1, users[0].ID)
+				if first, dup := seen[users[0].ID]; dup {
+					Fail(fmt.Sprintf("the tokens of users %d and %d identified the same user %s", first+1, u+1, users[0].ID))
+				}
+				seen[users[0].ID] = u
+			}
+		})
+
+		d.it("carries v only as an integer, and only where it chooses to", reqs("USER-V-OPTIONAL"), func(e *Env) {
+			resp := e.call(0, client.Request{Method: "GET", Path: "/v1/user"})
+			expectStatus(resp, 200)
+			var raw []map[string]any
+			Expect(resp.JSON(&raw)).To(Succeed())
+			if v, ok := raw[0]["v"]; ok {
+				Expect(v).To(BeNumerically(">=", 0))
+			}
+			// Each answer is validated: a v that is not an integer at any of
+			// these places fails this check (see blame).
+			e.messagesWithSenders()
+		})
+	})
+}
+
+// messagesWithSenders sends a message to the write room and reads messages
+// back every way the API gives them (the send's answer, by id, listed,
+// found by search), so that each answer's embedded senders are validated.
+// It returns the listed and found messages; without a write room it reads
+// nothing.
+func (e *Env) messagesWithSenders() []Message {
+	GinkgoHelper()
+	room := e.Target.WriteRoom
+	if room == "" {
+		By("no write_room: the senders embedded in messages are not looked at")
+		return nil
+	}
+	By("judging the senders embedded in messages: sent, read by id, listed and found")
+	text, word := e.text()
+	m := e.send(0, room, text)
+	e.getMessage(0, room, m.ID)
+	var found []Message
+	e.glance(0, messagesPath(room), q("q", word, "limit", "10"), &found)
+	return append(e.list(0, room, q("limit", "10")), found...)
+}

@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/target"
+)
+
+// newClient builds the validating client of a run: TLS as the description
+// says, every request through the run's control (so a stopped run sends
+// nothing more), the whole run throttled to cfg.Rate, and the control told
+// when the target stops answering.
+func newClient(d *target.Description, cfg Config, rec *client.Recorder, ctl *control) (*client.Client, error) {
+	cc, err := d.ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	cc.HTTP.Transport = ctl.transport(cc.HTTP.Transport)
+	doc, err := spec.Load(cfg.Profile)
+	if err != nil {
+		return nil, err
+	}
+	if cc.Validator, err = doc.NewValidator(d.MountPath()); err != nil {
+		return nil, err
+	}
+	cc.Timeout, cc.Recorder, cc.Rate = cfg.Timeout, rec, cfg.Rate
+	cc.OnDown = func(te *client.TransportError) { ctl.stop("the target stopped answering: " + te.Error()) }
+	return client.New(cc)
+}
+
+// setupHalt turns a failure to prepare the run into an exit code and one
+// sentence: the description must be fixed (2), the target answers its own
+// API wrongly (1), it could not be reached or kept refusing (3).
+func setupHalt(err error) (int, string) {
+	var de *target.Error
+	var se *target.ServerError
+	var te *client.TransportError
+	var ue *client.UnavailableError
+	switch {
+	case errors.As(err, &se):
+		return ExitFail, "the target answers its own API wrongly: " + err.Error()
+	case errors.As(err, &de):
+		return ExitUsage, err.Error()
+	case errors.As(err, &te) && (te.Kind == client.KindTooLarge || te.Kind == client.KindProtocol):
+		return ExitFail, "the target answers its own API wrongly: " + err.Error()
+	case errors.As(err, &te) && te.Kind == client.KindTLS && strings.Contains(err.Error(), "x509: "):
+		return ExitUnreachable, "the target's certificate is not trusted (" + err.Error() + "): give the CA that signed it with --ca-file FILE " +
+			"(or CHAT_CA_FILE, or ca_file: in the target description), or, for a test server only, --insecure-skip-verify"
+	case errors.As(err, &te):
+		return ExitUnreachable, "the target could not be reached: " + err.Error()
+	case errors.As(err, &ue):
+		return ExitUnreachable, "the target kept refusing (429 or 503): " + err.Error()
+	}
+	return ExitUnreachable, "preparing the run: " + err.Error()
+}

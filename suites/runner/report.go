@@ -1,0 +1,530 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/conformance"
+)
+
+// Result is a run organised by requirement.
+type Result struct {
+	Profile  spec.Profile  `json:"profile"`
+	Target   string        `json:"target"`
+	Seed     uint64        `json:"seed"`
+	Duration time.Duration `json:"durationNs"`
+	// ChecksDuration is the part of Duration the checks themselves took
+	// (the rest is starting the bundled server, preflight and discovery).
+	ChecksDuration time.Duration `json:"checksNs,omitempty"`
+	Requests       int           `json:"requests"`
+	// RateLimited is how many recorded answers were 429 or 503 (waited out
+	// or, after the allowed retries, INCONCLUSIVE).
+	RateLimited int `json:"rateLimitedAnswers,omitempty"`
+	// ExitStatus is chatconform's exit code for the run.
+	ExitStatus int `json:"exitCode"`
+	// Halted says why the run did not judge every selected check ("" when
+	// it did).
+	Halted       string         `json:"halted,omitempty"`
+	Requirements []Requirement  `json:"requirements"`
+	Counts       map[string]int `json:"counts"` // requirements per verdict
+	Checks       map[string]int `json:"checks"` // selected checks per outcome
+	// Fixed lists baseline entries whose requirement now passes: the run
+	// fails until they are removed from the baseline.
+	Fixed []string `json:"fixed,omitempty"`
+	// Exchanges are the recorded exchanges that broke the document or
+	// answered 5xx, at most MaxReportExchanges; ExchangesOmitted says how
+	// many more there were.
+	Exchanges        []*client.Exchange `json:"failedExchanges,omitempty"`
+	ExchangesOmitted int                `json:"failedExchangesOmitted,omitempty"`
+
+	outcomes map[Outcome]int
+	halt     *halt
+	baseline *Baseline
+}
+
+// Requirement is the verdict on one catalogue entry.
+type Requirement struct {
+	ID      string        `json:"id"`
+	Level   spec.Profile  `json:"level"`
+	Section string        `json:"section"`
+	Text    string        `json:"text"`
+	Verdict Outcome       `json:"verdict"`
+	Reason  string        `json:"reason,omitempty"`
+	Known   string        `json:"known,omitempty"` // the baseline's reason, when listed there
+	Checks  []CheckResult `json:"checks,omitempty"`
+}
+
+// CheckResult is the outcome of one check.
+type CheckResult struct {
+	Name      string   `json:"name"`
+	Area      string   `json:"area,omitempty"`
+	IDs       []string `json:"ids"`
+	Outcome   Outcome  `json:"outcome"`
+	BlockedBy string   `json:"blockedBy,omitempty"`
+	// Fails names, for a failed check verifying several requirements, the
+	// one it failed on; it did not judge the others.
+	Fails    string        `json:"fails,omitempty"`
+	Message  string        `json:"message,omitempty"`
+	Duration time.Duration `json:"durationNs,omitempty"`
+	// whole is the check's own outcome where Outcome is its outcome for one
+	// requirement (see outcomeFor).
+	whole Outcome
+	// start and end bound the check in time: checks run one at a time, so
+	// an exchange recorded in between is the check's (a 429 answer, or the
+	// moment a stopped run cut the check short).
+	start, end time.Time
+}
+
+// Caps on what a report keeps, so its size is bounded whatever the target
+// sends: each check's message, and the failed exchanges listed.
+const (
+	MaxMessage         = 8 << 10
+	MaxReportExchanges = 100
+)
+
+func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed uint64, url string, d time.Duration, rec *client.Recorder) *Result {
+	cat, _ := spec.LoadCatalogue()
+	res := &Result{Profile: p, Target: url, Seed: seed, Duration: d, Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{}}
+	var refused []time.Time // when the target answered 429 or 503
+	if rec != nil {
+		for _, x := range rec.Exchanges() {
+			if x.Status == 429 || x.Status == 503 {
+				refused = append(refused, x.Time)
+			}
+		}
+	}
+	byID := map[string][]CheckResult{}
+	for _, sr := range r.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		labels := sr.Labels()
+		if p == spec.Core && conformance.ProfileOf(labels) == spec.Reference {
+			continue // not part of this run
+		}
+		cr := checkResult(sr)
+		if !selected[cr.Name] {
+			cr.Outcome, cr.Message = NotRun, "not selected (--label-filter, --focus)"
+		}
+		if cr.Outcome == Error && refusedDuring(refused, cr.start, cr.end) {
+			// Out of time or answers while waiting out 429/503: no verdict
+			// on the server, and not its environment's fault either.
+			cr.Outcome = Inconclusive
+			cr.Message = cutMessage("the target answered 429 or 503 while the check ran\n" + cr.Message)
+		}
+		for _, id := range cr.IDs {
+			c := cr // as listed under id: blocked where it failed on another of its requirements
+			c.whole, c.Outcome = cr.Outcome, cr.outcomeFor(id)
+			if c.Outcome == Blocked && c.BlockedBy == "" {
+				c.BlockedBy = cr.Fails
+			}
+			byID[id] = append(byID[id], c)
+		}
+	}
+	if cat != nil {
+		for _, req := range cat.Requirements {
+			if !req.InProfile(p) {
+				continue
+			}
+			res.Requirements = append(res.Requirements, Requirement{ID: req.ID, Level: req.Level, Section: req.Section, Text: req.Text, Reason: req.Reason, Checks: byID[req.ID]})
+			if !req.IsCheckable() {
+				res.Requirements[len(res.Requirements)-1].Verdict = NotCheckable
+			} else {
+				res.Requirements[len(res.Requirements)-1].Reason = ""
+			}
+		}
+	}
+	if rec != nil {
+		res.Requests = rec.Count()
+		for _, x := range rec.Exchanges() {
+			if x.Status == 429 || x.Status == 503 {
+				res.RateLimited++
+			}
+			if len(x.Violations) > 0 || x.Status >= 500 {
+				if len(res.Exchanges) == MaxReportExchanges {
+					res.ExchangesOmitted++
+					continue
+				}
+				res.Exchanges = append(res.Exchanges, x)
+			}
+		}
+	}
+	res.tally(selected)
+	return res
+}
+
+func refusedDuring(times []time.Time, start, end time.Time) bool {
+	for _, t := range times {
+		if !t.Before(start) && !t.After(end) {
+			return true
+		}
+	}
+	return false
+}
+
+// tally computes the requirement verdicts and the counts from the checks.
+func (res *Result) tally(selected map[string]bool) {
+	clear(res.Counts)
+	clear(res.Checks)
+	clear(res.outcomes)
+	seen := map[string]bool{}
+	for i := range res.Requirements {
+		q := &res.Requirements[i]
+		if q.Verdict != NotCheckable {
+			var os []Outcome
+			for _, c := range q.Checks {
+				os = append(os, c.Outcome)
+			}
+			q.Verdict = worst(os)
+			if q.Verdict == Fail && q.Known != "" {
+				q.Verdict = Known
+			}
+		}
+		res.Counts[q.Verdict.String()]++
+		for _, c := range q.Checks {
+			if seen[c.Name] || (selected != nil && !selected[c.Name]) {
+				continue
+			}
+			seen[c.Name] = true
+			res.Checks[c.checkOutcome().String()]++
+			res.outcomes[c.checkOutcome()]++
+		}
+	}
+}
+
+// checkResult reads a check's outcome from its Ginkgo report and the
+// entries the check left.
+func checkResult(sr types.SpecReport) CheckResult {
+	cr := CheckResult{Name: sr.FullText(), Area: areaOf(sr.ContainerHierarchyTexts), IDs: conformance.RequirementIDs(sr.Labels()), Message: strings.TrimSpace(sr.Failure.Message),
+		Duration: sr.RunTime, start: sr.StartTime, end: sr.EndTime}
+	entry := func(name string) (string, bool) {
+		for _, e := range sr.ReportEntries {
+			if e.Name == name {
+				return e.StringRepresentation(), true
+			}
+		}
+		return "", false
+	}
+	switch {
+	case sr.State == types.SpecStatePassed:
+		cr.Outcome = Pass
+	case sr.State == types.SpecStateSkipped:
+		if reason, ok := entry(entryNotRun); ok {
+			cr.Outcome, cr.Message = NotRun, "not run: "+reason
+		} else if sr.Failure.Message != "" {
+			cr.Outcome = Skip
+		} else {
+			cr.Outcome, cr.Message = NotRun, ""
+		}
+	case sr.State == types.SpecStatePending:
+		cr.Outcome, cr.Message = NotRun, ""
+	case sr.State == types.SpecStateInterrupted:
+		cr.Outcome, cr.Message = Error, "interrupted while running"
+	case sr.State == types.SpecStateAborted:
+		cr.Outcome = Error
+	case sr.State == types.SpecStateTimedout:
+		cr.Outcome = Error
+	default:
+		if _, ok := entry(conformance.EntryInconclusive); ok {
+			cr.Outcome = Inconclusive
+		} else if _, ok := entry(conformance.EntryError); ok {
+			cr.Outcome = Error
+		} else if by, ok := entry(conformance.EntryBlockedBy); ok {
+			cr.Outcome, cr.BlockedBy = Blocked, by
+		} else {
+			cr.Outcome = Fail
+			cr.Fails, _ = entry(conformance.EntryFailed)
+		}
+	}
+	cr.Message = cutMessage(cr.Message)
+	return cr
+}
+
+// outcomeFor is what the check says about one of its requirements: a check
+// verifying several that failed on one of them (Fails) did not judge the
+// others, which it reports as blocked by that one.
+func (c CheckResult) outcomeFor(id string) Outcome {
+	if c.Outcome == Fail && c.Fails != "" && c.Fails != id {
+		return Blocked
+	}
+	return c.Outcome
+}
+
+// checkOutcome is the outcome of the check as a whole.
+func (c CheckResult) checkOutcome() Outcome {
+	if c.whole != NotRun {
+		return c.whole
+	}
+	return c.Outcome
+}
+
+// cutMessage keeps a check's message within MaxMessage, marking the cut.
+func cutMessage(s string) string {
+	if len(s) <= MaxMessage {
+		return s
+	}
+	n := MaxMessage
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("… [cut: %d bytes total]", len(s))
+}
+
+// markStopped records why the run stopped: checks that were cut short by
+// it are ERROR with the reason, checks that never started are NOT RUN
+// with the reason.
+func (res *Result) markStopped(reason string, at time.Time) {
+	res.halt = &halt{Code: ExitUnreachable, Reason: reason}
+	res.Halted = reason
+	for i := range res.Requirements {
+		for j := range res.Requirements[i].Checks {
+			c := &res.Requirements[i].Checks[j]
+			switch {
+			case c.Outcome == NotRun && c.Message == "":
+				c.Message = "not run: " + reason
+			case (c.checkOutcome() == Error || c.checkOutcome() == Fail || c.checkOutcome() == Blocked || c.checkOutcome() == Inconclusive) && !c.end.IsZero() && !c.end.Before(at):
+				c.Outcome, c.whole, c.BlockedBy = Error, Error, ""
+				c.Message = cutMessage("interrupted: " + reason + "\n" + c.Message)
+			}
+		}
+	}
+	res.tally(res.selectedNames())
+}
+
+// selectedNames is the set of checks the run selected (those not marked
+// as not selected).
+func (res *Result) selectedNames() map[string]bool {
+	out := map[string]bool{}
+	for _, q := range res.Requirements {
+		for _, c := range q.Checks {
+			if !strings.HasPrefix(c.Message, "not selected") {
+				out[c.Name] = true
+			}
+		}
+	}
+	return out
+}
+
+// Count returns how many selected checks had the outcome.
+func (r *Result) Count(o Outcome) int { return r.outcomes[o] }
+
+// ExitCode is chatconform's exit status for the run: 1 when the server
+// broke a requirement (a FAIL, a BLOCKED check whose blocker is not a known
+// failure, or a baseline entry that now passes), else the code of what
+// stopped the run (2 a refused description, 1 a target that answers its
+// own API wrongly, 3 unreachable, stopped answering, out of time,
+// interrupted), else 3 when checks could not judge the target (ERROR,
+// INCONCLUSIVE), else 0.
+func (r *Result) ExitCode() int {
+	if r.outcomes[Fail] > 0 || len(r.Fixed) > 0 {
+		return ExitFail
+	}
+	for _, q := range r.Requirements {
+		for _, c := range q.Checks {
+			if c.Outcome == Blocked && !r.baseline.has(c.BlockedBy) {
+				return ExitFail
+			}
+		}
+	}
+	if r.halt != nil {
+		return r.halt.Code
+	}
+	if r.outcomes[Error] > 0 || r.outcomes[Inconclusive] > 0 {
+		return ExitUnreachable
+	}
+	return ExitPass
+}
+
+// Print writes the verdict per requirement and the totals. The text of
+// each failure is the one every report carries.
+func (r *Result) Print(w io.Writer) {
+	// Why a run halted is the caller's to print, once, on standard error
+	// (the *Halt that Run returns); the summary only points at it.
+	if r.halt != nil && r.total() == 0 {
+		fmt.Fprintf(w, "\nchatconform: no check ran; exit %d (the reason is on standard error)\n", r.ExitCode())
+		return
+	}
+	fmt.Fprintf(w, "\nVerdict per requirement (profile %s):\n", r.Profile)
+	shown := map[string]bool{} // checks (and outcome) whose text was printed under an earlier requirement
+	for _, q := range r.Requirements {
+		if q.Verdict == NotRun {
+			continue // counted below; the reason is the run's
+		}
+		fmt.Fprintf(w, "  %-12s %-26s %s\n", q.Verdict, q.ID, q.Text)
+		if q.Known != "" {
+			fmt.Fprintf(w, "               known failure (baseline): %s\n", q.Known)
+		}
+		if q.Verdict == Pass || q.Verdict == NotCheckable {
+			continue
+		}
+		for _, c := range q.Checks {
+			if c.Outcome == Pass || c.Outcome == NotRun {
+				continue
+			}
+			fmt.Fprintf(w, "               %s: %s\n", c.Outcome, c.Name)
+			switch {
+			case c.BlockedBy != "":
+				fmt.Fprintf(w, "                 blocked by %s (its own check says why)\n", c.BlockedBy)
+			case shown[c.Name+c.Outcome.String()]:
+				fmt.Fprintf(w, "                 (the same check as above)\n")
+			case c.Message != "":
+				fmt.Fprintf(w, "                 %s\n", strings.ReplaceAll(c.Message, "\n", "\n                 "))
+			}
+			shown[c.Name+c.Outcome.String()] = true
+		}
+	}
+	for _, id := range r.Fixed {
+		fmt.Fprintf(w, "\nchatconform: %s now passes: remove it from the baseline\n", id)
+	}
+	fmt.Fprintf(w, "\nchatconform: %d requirements: %s\n", len(r.Requirements), r.countLine(r.Counts, true))
+	fmt.Fprintf(w, "chatconform: %d checks (%s) in %s, %d requests; seed %d\n", r.total(), r.countLine(r.Checks, false), Readable(r.Duration), r.Requests, r.Seed)
+	if r.RateLimited > 0 {
+		fmt.Fprintf(w, "chatconform: the target answered 429 or 503 %d times (waited out, or INCONCLUSIVE after the allowed retries)\n", r.RateLimited)
+	}
+	if r.Halted != "" {
+		fmt.Fprintf(w, "chatconform: the run stopped early (the reason is on standard error)\n")
+	}
+	fmt.Fprintf(w, "chatconform: %s\n", r.Verdict())
+}
+
+// Verdict is the run's overall verdict in one line.
+func (r *Result) Verdict() string {
+	switch r.ExitCode() {
+	case ExitPass:
+		return "PASS"
+	case ExitFail:
+		return fmt.Sprintf("FAIL (exit 1; replay with --seed %d)", r.Seed)
+	case ExitUsage:
+		return "the target description must be fixed (exit 2)"
+	}
+	return "INCOMPLETE: the checks could not judge the target (exit 3)"
+}
+
+func (r *Result) total() int {
+	n := 0
+	for _, v := range r.outcomes {
+		n += v
+	}
+	return n
+}
+
+func (r *Result) countLine(counts map[string]int, withNA bool) string {
+	var parts []string
+	for _, o := range []Outcome{Pass, Fail, Blocked, Error, Inconclusive, Known, Skip, NotRun, NotCheckable} {
+		if o == NotCheckable && !withNA {
+			continue
+		}
+		if n := counts[o.String()]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, o))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Readable renders a duration for a person: 850ms, 12.3s, 4m05s, 1h02m.
+func Readable(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+func (r *Result) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteReports writes the reports whose paths are not empty, each
+// rendered whole and then redacted as a last line of defence.
+func (r *Result) WriteReports(red *client.Redactor, junit, jsonPath, htmlPath string) error {
+	var errs []string
+	for _, out := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{{junit, r.writeJUnit}, {jsonPath, r.writeJSON}, {htmlPath, r.writeHTML}} {
+		if out.path == "" {
+			continue
+		}
+		var b bytes.Buffer
+		if err := out.write(&b); err != nil {
+			errs = append(errs, fmt.Sprintf("writing %s: %v", out.path, err))
+			continue
+		}
+		if err := os.WriteFile(out.path, red.Bytes(b.Bytes()), 0o644); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// CheckOutputs makes sure every report path can be written before anything
+// runs: its directory exists and accepts a file, and the path is not a
+// directory or a read-only file.
+func CheckOutputs(paths ...string) error {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil {
+			if st.IsDir() {
+				return &UsageError{fmt.Sprintf("report %s: is a directory", p)}
+			}
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return &UsageError{fmt.Sprintf("report %s: %v", p, err)}
+			}
+			f.Close()
+			continue
+		}
+		f, err := os.CreateTemp(filepath.Dir(p), ".chatconform-check-*")
+		if err != nil {
+			return &UsageError{fmt.Sprintf("report %s: cannot write in %s: %v", p, filepath.Dir(p), unwrapPath(err))}
+		}
+		name := f.Name()
+		f.Close()
+		os.Remove(name)
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// sortedIDs returns the keys of m in order.
+func sortedIDs(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,471 @@
+// Package runner turns a target, a profile and a selection into a Ginkgo run
+// of the conformance checks and a typed result organised by requirement,
+// with its reports (JUnit, JSON, HTML). chatconform and `go test
+// ./suites/conformance` both run through it, so the same inputs select the same
+// target, profile and checks in both.
+//
+// A run is bounded: by time (Config.MaxTime), by the target's liveness (a
+// run against a target that stops answering ends promptly) and by
+// interruption (the caller's context); checks that could not run are
+// reported as NOT RUN, never as failures. Every output the runner writes
+// goes through a Redactor built from every token of the run.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/bundled"
+	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/conformance"
+	"github.com/chatrooms/conformance/suites/target"
+)
+
+// Exit codes of a run (DESIGN.md 3.2). When a run has both a failure and a
+// reason to stop early, the failure wins: it is a verdict on the server.
+const (
+	ExitPass        = 0 // every selected check passed (known failures allowed)
+	ExitFail        = 1 // a check failed, or a baseline entry now passes
+	ExitUsage       = 2 // usage or target-description error
+	ExitUnreachable = 3 // unreachable, stopped answering, out of time, interrupted, harness broke
+)
+
+// Suite is the set of conformance checks declared to Ginkgo in this
+// process. Ginkgo keeps one tree per process, so make one Suite per process
+// and run it at most once.
+type Suite struct {
+	env *conformance.Env
+	run *runState
+}
+
+// runState is what the runner's own Ginkgo nodes need while specs run.
+type runState struct {
+	ctl      *control
+	client   *client.Client
+	token    string
+	timeout  time.Duration
+	selected map[string]bool
+	progress *progress
+}
+
+// Prepare declares the checks to Ginkgo, with the runner's own nodes: a
+// gate before every check (which skips it as NOT RUN once the run has
+// stopped, and asks the target whether it is still alive after a transport
+// failure) and a progress reporter after every check. specTimeout bounds
+// each check (0: no bound). Call it once per process.
+func Prepare(specTimeout time.Duration) *Suite {
+	s := &Suite{}
+	// The runner's nodes and the checks share one container without a
+	// text (check names are unchanged): Ginkgo keeps only containers, not
+	// loose top-level nodes, across a preview of the tree.
+	ginkgo.Describe("", func() {
+		ginkgo.BeforeEach(func() { s.gate() })
+		ginkgo.ReportAfterEach(func(r types.SpecReport) {
+			if s.run != nil && s.run.progress != nil && r.LeafNodeType == types.NodeTypeIt && s.run.selected[r.FullText()] {
+				s.run.progress.done(r.ContainerHierarchyTexts, r.FullText(), checkResult(r).Outcome)
+			}
+		})
+		conformance.Declare(func() *conformance.Env { return s.env }, specTimeout)
+	})
+	return s
+}
+
+// entryNotRun marks a check the runner skipped because the run had stopped.
+const entryNotRun = "not-run"
+
+func (s *Suite) gate() {
+	run := s.run
+	if run == nil {
+		return
+	}
+	if reason, _ := run.ctl.stopped(); reason != "" {
+		ginkgo.AddReportEntry(entryNotRun, reason)
+		ginkgo.Skip("not run: " + reason)
+	}
+	if run.client.ConsecutiveFailures() == 0 {
+		return
+	}
+	// The last request got no answer: ask the target whether it is alive
+	// before spending a check (and its timeouts) on it.
+	ctx, cancel := context.WithTimeout(run.ctl.ctx, min(run.timeout, 10*time.Second))
+	defer cancel()
+	_, err := run.client.Do(ctx, client.Request{Method: "GET", Path: "/v1/user", Token: run.token})
+	var te *client.TransportError
+	if errors.As(err, &te) && te.Kind.Liveness() {
+		run.ctl.stop("the target stopped answering: " + err.Error())
+		ginkgo.AddReportEntry(entryNotRun, "the target stopped answering")
+		ginkgo.Skip("not run: the target stopped answering")
+	}
+}
+
+// Check is one declared check: its full name, the requirement ids it
+// verifies and the profile it belongs to.
+type Check struct {
+	Name    string
+	IDs     []string
+	Profile spec.Profile
+	Area    string // the top-level container the check is declared in
+	labels  []string
+}
+
+// Checks lists every declared check without running any, sorted by name.
+func (s *Suite) Checks() []Check {
+	rep := ginkgo.PreviewSpecs("Chat Rooms API conformance (preview)")
+	var out []Check
+	for _, sr := range rep.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		labels := sr.Labels()
+		out = append(out, Check{Name: sr.FullText(), IDs: conformance.RequirementIDs(labels), Profile: conformance.ProfileOf(labels), Area: areaOf(sr.ContainerHierarchyTexts), labels: labels})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// areaOf is the first non-empty container text: the area of the API a
+// check belongs to.
+func areaOf(containers []string) string {
+	for _, c := range containers {
+		if c != "" {
+			return c
+		}
+	}
+	return "(top level)"
+}
+
+// Selection narrows a run to some checks.
+type Selection struct {
+	Profile     spec.Profile
+	LabelFilter string // a Ginkgo label expression over requirement ids and profiles
+	Focus       string // a regular expression over check names
+}
+
+// Select returns the checks a selection runs, or a usage error when the
+// selection is malformed or selects nothing (a run of nothing must not pass).
+func (s *Suite) Select(sel Selection) ([]Check, error) {
+	match := func([]string) bool { return true }
+	if sel.LabelFilter != "" {
+		f, err := types.ParseLabelFilter(sel.LabelFilter)
+		if err != nil {
+			return nil, &UsageError{"--label-filter: " + plain(err.Error())}
+		}
+		match = f
+	}
+	var focus *regexp.Regexp
+	if sel.Focus != "" {
+		var err error
+		if focus, err = regexp.Compile(sel.Focus); err != nil {
+			return nil, &UsageError{"--focus: " + err.Error()}
+		}
+	}
+	var out []Check
+	for _, c := range s.Checks() {
+		if (sel.Profile == spec.Reference || c.Profile == spec.Core) && match(c.labels) && (focus == nil || focus.MatchString(c.Name)) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, &UsageError{"--label-filter and --focus select no check (chatconform --list shows the ids and names)"}
+	}
+	return out, nil
+}
+
+// plain is a Ginkgo error's text without colour codes or trailing blank
+// lines: it is printed where no terminal may be listening.
+func plain(s string) string {
+	ansi := regexp.MustCompile("\x1b\\[[0-9;]*m") // Ginkgo's terminal colours
+	return strings.TrimRight(ansi.ReplaceAllString(s, ""), " \n")
+}
+
+// UsageError is a mistake in the flags or the selection: nothing was run.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Halt is the error of a run that did not judge every selected check: the
+// description was refused, the target could not be reached, answered its
+// own API wrongly, stopped answering, the run ran out of time or was
+// interrupted. The result's reports are written all the same.
+type Halt struct {
+	Code   int
+	Reason string
+}
+
+func (h *Halt) Error() string { return h.Reason }
+
+// Config is one run.
+type Config struct {
+	// Target is the server to check; nil starts the bundled reference
+	// server in-process with Bundled as its configuration.
+	Target  *target.Description
+	Bundled reference.Config
+	Selection
+	// Seed drives generated text and the order of checks; printed first so
+	// a run can be replayed. 0 is not allowed.
+	Seed uint64
+	// Timeout bounds each request; Eventually is how long search results
+	// and unread state may lag behind a write.
+	Timeout, Eventually time.Duration
+	// MaxTime bounds the whole run (0: no bound); checks not started by
+	// then are NOT RUN and the run ends with ExitUnreachable.
+	MaxTime time.Duration
+	// Rate throttles the run to this many requests per second (0: none).
+	Rate float64
+	// Process tells parallel Ginkgo processes apart in run markers.
+	Process int
+	// Out receives the run's progress and summary (may be nil), redacted.
+	Out io.Writer
+	// Live says Out is a terminal: progress is one line rewritten in place.
+	Live    bool
+	Verbose bool
+	// GinkgoOut, when set, receives Ginkgo's own reporter output (redacted)
+	// instead of the process's standard output; io.Discard silences it.
+	GinkgoOut io.Writer
+	// Reports to write; empty paths are skipped. Each is checked for
+	// writability before anything runs.
+	JUnit, JSON, HTML string
+	// Secrets are redacted from every output besides the target's tokens
+	// (tokens from flags and the environment, for instance).
+	Secrets []string
+	// Baseline lists requirements expected to fail (nil: none).
+	Baseline *Baseline
+	// Base Ginkgo configuration (from GinkgoConfiguration()).
+	SuiteConfig    types.SuiteConfig
+	ReporterConfig types.ReporterConfig
+}
+
+// Run checks the target. The error is a *UsageError (nothing was run, no
+// report written; the result is nil), a *Halt (the run did not judge every
+// selected check; reports are written and the result says what is known),
+// or a failure to write a report. Result.ExitCode is the exit status either
+// way.
+func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*Result, error) {
+	if cfg.Seed == 0 {
+		return nil, &UsageError{"seed 0 is not a seed"}
+	}
+	if err := CheckOutputs(cfg.JUnit, cfg.JSON, cfg.HTML); err != nil {
+		return nil, err
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	start := time.Now()
+	ctl := newControl(ctx, cfg.MaxTime)
+	defer ctl.close()
+
+	d, where := cfg.Target, ""
+	if d == nil {
+		srv, err := bundled.Start(cfg.Seed, cfg.Bundled)
+		if err != nil {
+			return s.halted(cfg, nil, start, ExitUnreachable, "starting the bundled reference server: "+err.Error())
+		}
+		defer srv.Close()
+		d, where = srv.Target, " (bundled reference server)"
+		if cfg.Profile == "" {
+			cfg.Profile = spec.Reference
+		}
+	}
+	if cfg.Profile == "" {
+		cfg.Profile = spec.Core
+	}
+	checks, err := s.Select(cfg.Selection)
+	if err != nil {
+		return nil, err
+	}
+	red := cfg.redactor(d)
+	out := red.Writer(cfg.Out)
+	defer out.Flush()
+	fmt.Fprintf(out, "chatconform: profile %s, seed %d, target %s%s; %d checks", cfg.Profile, cfg.Seed, red.String(d.BaseURL), where, len(checks))
+	if cfg.MaxTime > 0 {
+		fmt.Fprintf(out, ", at most %s", cfg.MaxTime)
+	}
+	fmt.Fprintln(out)
+	cfg.Out = out
+
+	rec := &client.Recorder{Limit: 2000}
+	c, err := newClient(d, cfg, rec, ctl)
+	if err != nil {
+		return s.halted(cfg, d, start, ExitUsage, err.Error())
+	}
+	setupCtx, cancel := context.WithTimeout(ctl.ctx, time.Minute)
+	env, err := s.setup(setupCtx, d, cfg, c, rec)
+	cancel()
+	if err != nil {
+		code, reason := setupHalt(err)
+		if r, _ := ctl.stopped(); r != "" {
+			code, reason = ExitUnreachable, r
+		}
+		var se *target.ServerError
+		if errors.As(err, &se) && se.Requirement != "" && code == ExitFail {
+			// The preflight is the first check of the requirement it found
+			// broken: the run fails there, in that requirement's name.
+			return s.halted(cfg, d, start, code, red.String(reason), CheckResult{
+				Name: "preflight: " + se.Op + " with every token", IDs: []string{se.Requirement}, Outcome: Fail, Message: red.String(reason)})
+		}
+		return s.halted(cfg, d, start, code, red.String(reason))
+	}
+	s.env = env
+
+	selected := map[string]bool{}
+	for _, c := range checks {
+		selected[c.Name] = true
+	}
+	s.run = &runState{ctl: ctl, client: c, token: d.Users[0].Token, timeout: cfg.Timeout, selected: selected,
+		progress: newProgress(out, checks, cfg.Live)}
+	defer func() { s.run = nil }()
+
+	var report types.Report
+	ginkgo.ReportAfterSuite("chatconform summary", func(r ginkgo.Report) { report = r })
+	gomega.RegisterFailHandler(ginkgo.Fail)
+	sc, rc := cfg.SuiteConfig, cfg.ReporterConfig
+	sc.RandomSeed = int64(cfg.Seed)
+	sc.RandomizeAllSpecs = true
+	sc.LabelFilter = combineFilters(cfg.LabelFilter, conformance.ProfileFilter(cfg.Profile))
+	if cfg.Focus != "" {
+		sc.FocusStrings = []string{cfg.Focus}
+	}
+	if cfg.MaxTime > 0 {
+		// Ginkgo's own suite timeout must not fire before --max-time.
+		sc.Timeout = cfg.MaxTime + 10*time.Minute
+	}
+	rc.JUnitReport, rc.JSONReport = "", "" // the runner writes its own, filtered and redacted
+	if !rc.Verbose && !rc.VeryVerbose {
+		rc.Succinct = !cfg.Verbose
+		rc.Verbose = cfg.Verbose
+	}
+	if cfg.GinkgoOut != nil {
+		restore := redirectGinkgo(red.Writer(cfg.GinkgoOut))
+		defer restore()
+	}
+	specsStart := time.Now()
+	ginkgo.RunSpecs(t, "Chat Rooms API conformance ("+string(cfg.Profile)+")", sc, rc)
+	s.run.progress.finish()
+
+	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec)
+	res.ChecksDuration = time.Since(specsStart)
+	if reason, at := ctl.stopped(); reason != "" {
+		res.markStopped(red.String(reason), at)
+	}
+	return s.finish(cfg, res, red)
+}
+
+// setup preflights the target and discovers what its description left out.
+func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c *client.Client, rec *client.Recorder) (*conformance.Env, error) {
+	if err := d.Preflight(ctx, c); err != nil {
+		return nil, err
+	}
+	return conformance.NewEnv(ctx, conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
+		Eventually: cfg.Eventually, Timeout: cfg.Timeout, Recorder: rec, Process: cfg.Process, Client: c})
+}
+
+// redirectGinkgo points Ginkgo's reporter at w until restore is called.
+// Ginkgo reads its output stream from a variable of its formatter package
+// when RunSpecs starts; a process runs its suite once, so nothing else
+// swaps it meanwhile.
+func redirectGinkgo(w io.Writer) (restore func()) {
+	prev := formatter.ColorableStdOut
+	formatter.ColorableStdOut = w
+	return func() {
+		if f, ok := w.(interface{ Flush() error }); ok {
+			_ = f.Flush()
+		}
+		formatter.ColorableStdOut = prev
+	}
+}
+
+// halted ends a run that stopped before the checks ran: the result holds
+// every requirement as NOT RUN, but for the checks in ran (the preflight,
+// when it found a requirement broken).
+func (s *Suite) halted(cfg Config, d *target.Description, start time.Time, code int, reason string, ran ...CheckResult) (*Result, error) {
+	red, url := cfg.redactor(d), ""
+	if d != nil {
+		url = red.String(d.BaseURL)
+	}
+	res := summarize(types.Report{}, nil, cfg.Profile, cfg.Seed, url, time.Since(start), nil)
+	for _, c := range ran {
+		for i := range res.Requirements {
+			if slices.Contains(c.IDs, res.Requirements[i].ID) {
+				res.Requirements[i].Checks = append(res.Requirements[i].Checks, c)
+			}
+		}
+	}
+	if len(ran) > 0 {
+		res.tally(nil)
+	}
+	res.halt = &halt{Code: code, Reason: red.String(reason)}
+	res.Halted = res.halt.Reason
+	return s.finish(cfg, res, red)
+}
+
+// finish applies the baseline, prints the summary and writes the reports.
+func (s *Suite) finish(cfg Config, res *Result, red *client.Redactor) (*Result, error) {
+	if cfg.Baseline != nil {
+		res.applyBaseline(cfg.Baseline)
+	}
+	res.ExitStatus = res.ExitCode()
+	out := red.Writer(cfg.Out)
+	res.Print(out)
+	_ = out.Flush()
+	if err := res.WriteReports(red, cfg.JUnit, cfg.JSON, cfg.HTML); err != nil {
+		return res, err
+	}
+	if res.halt != nil {
+		return res, &Halt{Code: res.halt.Code, Reason: res.halt.Reason}
+	}
+	return res, nil
+}
+
+// Abort writes the reports of a run that cannot start (the description
+// must be fixed, for instance) and returns its result; code is its exit
+// code and reason the sentence that says why. cfg.Target may be nil or
+// partial.
+func (s *Suite) Abort(cfg Config, code int, reason string) (*Result, error) {
+	if err := CheckOutputs(cfg.JUnit, cfg.JSON, cfg.HTML); err != nil {
+		return nil, err
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Profile == "" {
+		cfg.Profile = spec.Core
+	}
+	return s.halted(cfg, cfg.Target, time.Now(), code, reason)
+}
+
+// redactor redacts every token of the run: the target's and cfg.Secrets.
+func (cfg Config) redactor(d *target.Description) *client.Redactor {
+	return client.NewRedactor(append(Tokens(d), cfg.Secrets...)...)
+}
+
+// Tokens returns every token of a description, user 1's first.
+func Tokens(d *target.Description) []string {
+	if d == nil {
+		return nil
+	}
+	return d.Secrets()
+}
+
+func combineFilters(user, profile string) string {
+	switch {
+	case user == "":
+		return profile
+	case profile == "":
+		return user
+	}
+	return "(" + user + ") && " + profile
+}

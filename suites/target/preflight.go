@@ -1,0 +1,154 @@
+package target
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+// ServerError reports that the target answered its own API wrongly while the
+// harness was finding its bearings (preflight, discovery): a 5xx, an HTML
+// page, invalid JSON, the wrong shape. It is a failure of the target, not of
+// the description. Its text holds no secret.
+type ServerError struct {
+	Key    string // the user concerned ("users[1]"), or "" when none
+	Op     string // "GET /v1/user"
+	Status int    // the status that came back (0 when the fault is not the status)
+	Reason string // what was wrong, with the start of the body, redacted
+	// Requirement is the catalogue id of the requirement the answer breaks.
+	Requirement string
+}
+
+func (e *ServerError) Error() string {
+	who := ""
+	if e.Key != "" {
+		who = e.Key + ": "
+	}
+	return fmt.Sprintf("target failure: %s%s %s", who, e.Op, e.Reason)
+}
+
+// Preflight tries every user's token with GET /v1/user before any check, and
+// fills in the ids and usernames the description left out. Errors, by what
+// the caller should do:
+//   - *Error (joined with errors.Join when several users fail): the user must
+//     fix the description: a token the target refuses (401 or 403, as a
+//     bearer header and as the access_token parameter).
+//   - *ServerError: the target answered its own API wrongly.
+//   - *client.TransportError: the target could not be reached (its Kind
+//     says why), and *client.UnavailableError: it kept answering 429 or 503.
+//
+// Only description errors are gathered over all users; any other error ends
+// the preflight at once.
+func (d *Description) Preflight(ctx context.Context, c *client.Client) error {
+	// Every token is asked at once; the answers are read in user order, so
+	// errors come out as a sequential preflight would give them.
+	type answer struct {
+		me  me
+		err error
+	}
+	answers := make([]answer, len(d.Users))
+	var wg sync.WaitGroup
+	for i := range d.Users {
+		wg.Go(func() {
+			m, err := whoami(ctx, c, d.Users[i].Token)
+			answers[i] = answer{m, err}
+		})
+	}
+	wg.Wait()
+	var refused []error
+	for i := range d.Users {
+		u := &d.Users[i]
+		me, err := answers[i].me, answers[i].err
+		if err != nil {
+			var se *ServerError
+			var de *Error
+			switch {
+			case errors.As(err, &de):
+				de.Key = fmt.Sprintf("users[%d].token", i)
+				de.Where = d.Where(de.Key)
+				refused = append(refused, de)
+				continue
+			case errors.As(err, &se):
+				se.Key = fmt.Sprintf("users[%d]", i)
+			}
+			return err
+		}
+		// An id the description gives that GET /v1/user contradicts is kept:
+		// a server that answers the wrong user is the likelier fault, and the
+		// check of the current user (AUTH-CURRENT-USER) judges it and says so.
+		if u.ID == "" {
+			u.ID = me.ID
+		}
+		if u.Username == "" {
+			u.Username = me.Username
+		}
+	}
+	if len(refused) > 0 {
+		return errors.Join(refused...)
+	}
+	d.preflighted = true
+	return nil
+}
+
+type me struct {
+	ID       string `json:"id"`
+	Username string `json:"username"`
+}
+
+// whoami asks GET /v1/user with token, as a bearer header and, when that is
+// refused, as the access_token parameter (a server that ignores the header
+// should fail the bearer check, not look like a bad token). A refusal both
+// ways is an *Error; a wrong answer a *ServerError.
+func whoami(ctx context.Context, c *client.Client, token string) (me, error) {
+	const op = "GET /v1/user"
+	resp, err := c.Do(ctx, client.Request{Method: "GET", Path: "/v1/user", Token: token})
+	if err != nil {
+		return me{}, err
+	}
+	if resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden {
+		q, err := c.Do(ctx, client.Request{Method: "GET", Path: "/v1/user", Token: token, Place: client.QueryToken})
+		if err != nil {
+			return me{}, err
+		}
+		if q.Status != http.StatusOK {
+			return me{}, &Error{Reason: fmt.Sprintf("the server answered %d to %s with this token (%s)", resp.Status, op, bodyStart(c, resp))}
+		}
+		resp = q
+	}
+	switch {
+	case resp.Status == http.StatusNotFound:
+		return me{}, &ServerError{Op: op, Status: resp.Status, Requirement: "HTTP-V1-PREFIX", Reason: fmt.Sprintf("answered 404 (is base_url right? it names the mount path, without /v1): %s", bodyStart(c, resp))}
+	case resp.Status != http.StatusOK:
+		return me{}, &ServerError{Op: op, Status: resp.Status, Requirement: "USER-GET-ARRAY", Reason: fmt.Sprintf("answered %d: %s", resp.Status, bodyStart(c, resp))}
+	}
+	var users []me
+	if err := json.Unmarshal(resp.Body, &users); err != nil {
+		req := "USER-GET-ARRAY"
+		if !json.Valid(resp.Body) {
+			req = "HTTP-JSON-BODY"
+		}
+		return me{}, &ServerError{Op: op, Requirement: req, Reason: fmt.Sprintf("answered 200 with a body that is not a JSON array of users (%v): %s", c.Redactor().Error(err), bodyStart(c, resp))}
+	}
+	if len(users) != 1 || users[0].ID == "" {
+		return me{}, &ServerError{Op: op, Requirement: "USER-GET-ARRAY", Reason: fmt.Sprintf("answered 200 with %d users, want exactly one carrying an id: %s", len(users), bodyStart(c, resp))}
+	}
+	return users[0], nil
+}
+
+// bodyStart is the start of a response body for a message, redacted.
+func bodyStart(c *client.Client, resp *client.Response) string {
+	ct := resp.Header.Get("Content-Type")
+	s := c.Redactor().Cut(string(resp.Body), 160)
+	if s == "" {
+		s = "(empty body)"
+	}
+	if ct != "" {
+		return c.Redactor().String(ct) + " " + s
+	}
+	return s
+}
