@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -26,15 +28,28 @@ func paginationSpecs(d decl) {
 					firstSent := parseTime(seeded[0].Sent)
 
 					By("walking pages by the document's recipe")
+					// What is certainly newer than a cursor: our own later
+					// messages (we sent them one after another) and messages
+					// sent at a later time. Messages tied with the cursor in
+					// time, which we did not send, may come again on the next
+					// page: neither position nor a tied timestamp tells
+					// whether the server counts them older.
+					order := newKnownOrder(seeded)
 					seen := map[string]bool{}
+					var cursor *Message
 					page := e.list(0, room, q("limit", strconv.Itoa(limit)))
 					for pages := 1; ; pages++ {
 						e.verifies("PAGE-LIMIT", func() {
 							Expect(len(page)).To(BeNumerically("<=", limit), "page %d holds %d messages", pages, len(page))
 						})
 						reachedOlder := false
+						inPage := map[string]bool{}
 						for _, m := range page {
-							Expect(seen).NotTo(HaveKey(m.ID), "message %s came twice (page %d)", m.ID, pages)
+							Expect(inPage).NotTo(HaveKey(m.ID), "message %s came twice in page %d", m.ID, pages)
+							inPage[m.ID] = true
+							if cursor != nil && order.older(*cursor, m) {
+								Fail(fmt.Sprintf("page %d (beforeId=%s) holds %s, which is newer than the cursor: the walk would repeat messages", pages, cursor.ID, m.ID))
+							}
 							seen[m.ID] = true
 							if parseTime(m.Sent).Before(firstSent) {
 								reachedOlder = true
@@ -44,7 +59,9 @@ func paginationSpecs(d decl) {
 							break // walked past our oldest message, or the room's history ended
 						}
 						Expect(pages).To(BeNumerically("<", 2000), "the walk does not end")
-						page = e.list(0, room, q("limit", strconv.Itoa(limit), "beforeId", oldestOf(page, seeded).ID))
+						c := order.oldest(page)
+						cursor = &c
+						page = e.list(0, room, q("limit", strconv.Itoa(limit), "beforeId", c.ID))
 					}
 					missing := 0
 					for id := range want {
@@ -312,37 +329,54 @@ func allSeen(want, seen map[string]bool) bool {
 	return true
 }
 
-// oldestOf picks the oldest message of a page, as the pagination recipe asks,
-// without assuming an order or a timestamp resolution: the page's own order
-// shows through two of our messages, whose sending order we know; failing
-// that, sent times decide, then ids.
-func oldestOf(page, ours []Message) Message {
-	rank := map[string]int{}
+// knownOrder is what a check knows for certain about the age of messages:
+// the order in which it sent its own (each send answered before the next
+// went out), and sent times where they differ. Position in a page is not
+// part of it (order within a page is left open), and neither are ids.
+type knownOrder struct {
+	ours []Message
+	rank map[string]int
+}
+
+func newKnownOrder(ours []Message) knownOrder {
+	o := knownOrder{ours: ours, rank: make(map[string]int, len(ours))}
 	for i, m := range ours {
-		rank[m.ID] = i
+		o.rank[m.ID] = i
 	}
-	first, last := -1, -1
-	for i, m := range page {
-		if _, ok := rank[m.ID]; ok {
-			if first < 0 {
-				first = i
-			}
-			last = i
+	return o
+}
+
+// older reports whether a is certainly older than b.
+func (o knownOrder) older(a, b Message) bool {
+	ra, okA := o.rank[a.ID]
+	rb, okB := o.rank[b.ID]
+	if okA && okB {
+		return ra < rb
+	}
+	return parseSent(a.Sent).Before(parseSent(b.Sent))
+}
+
+// oldest picks the oldest message of a page, as the pagination recipe
+// asks, from what is certain: of the messages nothing in the page is known
+// to be older than, the earliest of ours if any, else the earliest by sent
+// time, then id (a choice among ties, which the walk tolerates).
+func (o knownOrder) oldest(page []Message) Message {
+	var candidates []Message
+	for _, m := range page {
+		if !slices.ContainsFunc(page, func(x Message) bool { return o.older(x, m) }) {
+			candidates = append(candidates, m)
 		}
 	}
-	if first >= 0 && first != last {
-		if rank[page[first].ID] < rank[page[last].ID] {
-			return page[0] // oldest first
+	best, bestRank := -1, len(o.ours)
+	for i, m := range candidates {
+		if r, ok := o.rank[m.ID]; ok && r < bestRank {
+			best, bestRank = i, r
 		}
-		return page[len(page)-1] // newest first
 	}
-	if a, b := parseSent(page[0].Sent), parseSent(page[len(page)-1].Sent); !a.Equal(b) {
-		if a.Before(b) {
-			return page[0]
-		}
-		return page[len(page)-1]
+	if best >= 0 {
+		return candidates[best]
 	}
-	return oldest(page)
+	return oldest(candidates)
 }
 
 func sameIDs(a, b []Message) bool {

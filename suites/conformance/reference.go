@@ -174,7 +174,7 @@ func referenceSpecs(d decl) {
 
 		d.it("refuses to mark nothing read and answers {\"success\":true} otherwise", reqs("REF-MARK-READ", "REF-SUCCESS-BODY"), func(e *Env) {
 			room := e.writeRoom()
-			path := "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems"
+			path := unreadPath(e.me(0), room)
 			errorBody(e.call(0, client.Request{Method: "POST", Path: path, Body: map[string]any{}, Invalid: true}), 400)
 			errorBody(e.call(0, client.Request{Method: "POST", Path: path, Body: map[string]any{"chat": []string{}}, Invalid: true}), 400)
 			m := e.send(0, room, "read me "+e.Marker())

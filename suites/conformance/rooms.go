@@ -63,39 +63,22 @@ func roomSpecs(d decl) {
 		d.it("shows one-to-one rooms as such, without uri, and with the other participant when it names one", reqs("ROOM-ONE-TO-ONE", "ROOM-USER-ONLY-ONE-TO-ONE"), func(e *Env) {
 			oneToOne := 0
 			for _, room := range e.rooms(0, "rooms") {
-				if room.OneToOne != nil && room.PlatformType != "" {
-					e.verifies("ROOM-ONE-TO-ONE", func() {
-						Expect(*room.OneToOne).To(Equal(room.PlatformType == "ONETOONE"), "room %s: oneToOne %v with platformType %s", room.ID, *room.OneToOne, room.PlatformType)
-					})
-				}
-				isOneToOne := room.PlatformType == "ONETOONE" || isTrue(room.OneToOne)
-				if !isOneToOne {
-					e.verifies("ROOM-USER-ONLY-ONE-TO-ONE", func() { Expect(room.User).To(BeNil(), "room %s is not one-to-one but carries user", room.ID) })
-					continue
-				}
-				// Which room fields are always present is not shown: oneToOne
-				// and user are judged where they appear.
-				e.verifies("ROOM-ONE-TO-ONE", func() {
-					Expect(room.URI).To(BeNil(), "one-to-one room %s carries uri", room.ID)
-					if room.User != nil {
-						Expect(room.User.ID).NotTo(Equal(e.me(0)), "one-to-one room %s names the current user as the other participant", room.ID)
-					}
-				})
-				if room.ID != e.Target.HideRoom { // whether it is listed depends on the hide check
+				// hide_room is judged too while it is listed (the hide check
+				// judges it as well, before hiding it), so a description whose
+				// only one-to-one room is hide_room leaves nothing unjudged.
+				if e.judgeRoomKind(0, room) {
 					oneToOne++
 				}
 			}
-			By("judging the one-to-one rooms of the other users: each names someone else")
+			By("judging the rooms of the other users' lists the same way")
 			for u := 1; u < len(e.Users); u++ {
 				var theirs []Room
 				if !e.glance(u, "/v1/user/"+e.me(u)+"/rooms", nil, &theirs) {
 					continue
 				}
 				for _, room := range theirs {
-					if room.User != nil && (room.PlatformType == "ONETOONE" || isTrue(room.OneToOne)) {
-						e.verifies("ROOM-ONE-TO-ONE", func() {
-							Expect(room.User.ID).NotTo(Equal(e.me(u)), "one-to-one room %s in user %d's list names user %d as the other participant", room.ID, u+1, u+1)
-						})
+					if e.judgeRoomKind(u, room) {
+						oneToOne++
 					}
 				}
 			}
@@ -112,19 +95,27 @@ func roomSpecs(d decl) {
 				}
 			}
 			if oneToOne == 0 {
-				Skip("user 1 has no one-to-one room other than hide_room")
+				Skip("no described user lists a one-to-one room (hide_room, if it is one, may be hidden already; the hide check judges it before hiding it)")
 			}
 		})
 
-		d.it("hides a room for that user only: it leaves the user's rooms list, other members and other rooms stay", reqs("ROOM-HIDE"), func(e *Env) {
+		d.it("hides a room for that user only: it leaves the user's rooms list, other members and other rooms stay", reqs("ROOM-HIDE", "ROOM-ONE-TO-ONE", "ROOM-USER-ONLY-ONE-TO-ONE"), func(e *Env) {
 			room := e.Target.HideRoom
 			if room == "" {
 				Skip("hiding a room is destructive: name hide_room in the target description to allow it")
 			}
-			By("noting who lists the room before it is hidden")
-			mine := idSetRooms(e.rooms(0, "rooms"))
+			By("noting who lists the room before it is hidden, and judging its entry as the rooms checks do")
+			listed := e.rooms(0, "rooms")
+			mine := idSetRooms(listed)
 			if !mine[room] {
 				By("user 1 does not list the room now: an earlier run may have hidden it for good")
+			}
+			for _, rm := range listed {
+				if rm.ID == room {
+					// It may be the user's only room of its kind: once hidden,
+					// the shape checks would have nothing of that kind to judge.
+					e.judgeRoomKind(0, rm)
+				}
 			}
 			var others []int
 			for u := 1; u < len(e.Users); u++ {
@@ -257,6 +248,33 @@ func roomSpecs(d decl) {
 			}
 		})
 	})
+}
+
+// judgeRoomKind judges what a room entry in user u's rooms list says about
+// its kind: oneToOne, where present, agrees with platformType; a one-to-one
+// room has no uri and, where it names the other participant, names someone
+// other than user u; any other room carries no user. It reports whether the
+// room is one-to-one.
+func (e *Env) judgeRoomKind(u int, room Room) bool {
+	GinkgoHelper()
+	if room.OneToOne != nil && room.PlatformType != "" {
+		e.verifies("ROOM-ONE-TO-ONE", func() {
+			Expect(*room.OneToOne).To(Equal(room.PlatformType == "ONETOONE"), "room %s: oneToOne %v with platformType %s", room.ID, *room.OneToOne, room.PlatformType)
+		})
+	}
+	if room.PlatformType != "ONETOONE" && !isTrue(room.OneToOne) {
+		e.verifies("ROOM-USER-ONLY-ONE-TO-ONE", func() { Expect(room.User).To(BeNil(), "room %s is not one-to-one but carries user", room.ID) })
+		return false
+	}
+	// Which room fields are always present is not shown: oneToOne and user
+	// are judged where they appear.
+	e.verifies("ROOM-ONE-TO-ONE", func() {
+		Expect(room.URI).To(BeNil(), "one-to-one room %s carries uri", room.ID)
+		if room.User != nil {
+			Expect(room.User.ID).NotTo(Equal(e.me(u)), "one-to-one room %s names user %d, whose list it is in, as the other participant", room.ID, u+1)
+		}
+	})
+	return true
 }
 
 // hintEmbedded checks that the organisation (kind "org") or repository

@@ -82,7 +82,7 @@ func transportSpecs(d decl) {
 				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"},
 				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"},
 				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/channels"},
-				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems"},
+				{Method: "GET", Path: unreadPath(e.me(0), room)},
 				{Method: "GET", Path: messagesPath(room), Query: q("limit", "5")},
 				{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}},
 			}
@@ -101,7 +101,7 @@ func transportSpecs(d decl) {
 			if len(e.Users) > 1 { // marking read a message another user sent, as a client would
 				otherText, _ := e.text()
 				theirs := e.send(1, room, otherText)
-				more = append(more, client.Request{Method: "POST", Path: "/v1/user/" + e.me(0) + "/rooms/" + room + "/unreadItems", Body: map[string]any{"chat": []string{theirs.ID}}})
+				more = append(more, client.Request{Method: "POST", Path: unreadPath(e.me(0), room), Body: map[string]any{"chat": []string{theirs.ID}}})
 			}
 			for _, req := range more {
 				resp := e.call(0, req)
