@@ -83,7 +83,7 @@ func (d decl) bind(ctx SpecContext) *Env {
 	e := *shared
 	e.ctx = ctx
 	e.ids = RequirementIDs(CurrentSpecReport().Labels())
-	e.blocker, e.judging = new(string), new(string)
+	e.blocker, e.judging, e.soft = new(string), new(string), map[string]bool{}
 	e.left = &leftover{ids: map[int]map[string][]string{}}
 	DeferCleanup(e.markLeftRead)
 	return &e

@@ -53,9 +53,10 @@ type Env struct {
 
 	// Set on each check's own copy (see decl.bind).
 	ctx     context.Context
-	ids     []string // the requirement ids the check verifies
-	blocker *string  // the requirement of the step under way, if any
-	judging *string  // the requirement the assertions under way are about
+	ids     []string        // the requirement ids the check verifies
+	blocker *string         // the requirement of the step under way, if any
+	judging *string         // the requirement the assertions under way are about
+	soft    map[string]bool // requirements recorded as soft failures (see softly)
 	left    *leftover
 }
 

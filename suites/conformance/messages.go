@@ -28,7 +28,7 @@ func messageSpecs(d decl) {
 					body["status"] = true
 				}
 				resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(e.writeRoom()), Body: body})
-				e.verifies("MSG-SEND-200", func() { expectOK(resp, &m) })
+				e.verifies("MSG-SEND-200", func() { e.expectOK(resp, &m) })
 				e.verifies("MSG-SEND-DEFAULTS", func() {
 					Expect(m.V).To(Equal(1), "v of a new message (send %d of 6)", i+1)
 					Expect(m.Unread).To(BeFalse(), "unread of a new message (send %d of 6)", i+1)
@@ -111,7 +111,7 @@ func messageSpecs(d decl) {
 			Expect(got.FromUser.ID).To(Equal(e.me(0)), "fromUser of the stored message")
 			e.verifies("MSG-GET-ONE", func() {
 				var viaQuery Message // the token in the query reads the same message
-				expectOK(e.call(1, client.Request{Method: "GET", Path: messagesPath(room) + "/" + m.ID, Place: client.QueryToken}), &viaQuery)
+				e.expectOK(e.call(1, client.Request{Method: "GET", Path: messagesPath(room) + "/" + m.ID, Place: client.QueryToken}), &viaQuery)
 				Expect(viaQuery.ID).To(Equal(m.ID), "reading message %s with the token in the query", m.ID)
 			})
 			By("and the other way round: user 1 reads what user 2 sent")
@@ -159,7 +159,7 @@ func messageSpecs(d decl) {
 			text, word := e.text()
 			var m Message
 			sent := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}})
-			e.step("MSG-SEND-200", func() { expectOK(sent, &m) })
+			e.step("MSG-SEND-200", func() { e.expectOK(sent, &m) })
 			var sentBody any
 			Expect(sent.JSON(&sentBody)).To(Succeed())
 			Expect(pathsOfKey(sentBody, "gv", "$")).To(BeEmpty(), "%s", explain(sent, "carries gv"))

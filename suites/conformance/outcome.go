@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
 )
 
 // Report entries a failing check leaves so the runner can tell the server's
@@ -25,7 +27,57 @@ const (
 	// EntryFailed names, in a check verifying several requirements, the one
 	// whose assertion failed; the check's other requirements were not judged.
 	EntryFailed = "fails"
+	// EntrySoftFail records a requirement an answer broke on the way to
+	// what the check judges, where the check could still use the answer
+	// (a 201 carrying the message, JSON under another Content-Type) and went
+	// on: the value is the requirement id, a newline, and the failure text.
+	// The check's own outcome stands; the runner counts a FAIL of that
+	// requirement besides it.
+	EntrySoftFail = "soft-fail"
 )
+
+// usableAnswer reports whether a check can go on with an answer that broke
+// the document: a success whose body is JSON.
+func usableAnswer(resp *client.Response) bool {
+	return resp.Status >= 200 && resp.Status < 300 && json.Valid(resp.Body)
+}
+
+// softly records that resp broke req on the way to what the check judges,
+// and lets the check go on with the answer. It reports false, recording
+// nothing, when req is one of the check's own requirements (their failure
+// is the check's verdict) or the answer cannot be used.
+func (e *Env) softly(req string, resp *client.Response, what string) bool {
+	if req == "" || slices.Contains(e.ids, req) || !usableAnswer(resp) {
+		return false
+	}
+	if !e.soft[req] {
+		e.soft[req] = true
+		AddReportEntry(EntrySoftFail, req+"\n"+explain(resp, what))
+	}
+	return true
+}
+
+// softViolations records violations that leave the answer usable — a 2xx
+// the operation does not document, a Content-Type other than JSON's on a
+// JSON body — as soft failures of the requirements they break, when none
+// of them is the check's own; anything else is left to failOn.
+func (e *Env) softViolations(resp *client.Response, violations []spec.Violation) bool {
+	if !usableAnswer(resp) {
+		return false
+	}
+	var broken []string
+	for _, v := range violations {
+		r := blame(resp.Operation, v)
+		if r == "" || slices.Contains(e.ids, r) || v.Side != "response" || (v.Rule != "status" && v.Rule != "content-type") {
+			return false
+		}
+		broken = append(broken, r)
+	}
+	for _, r := range broken {
+		e.softly(r, resp, "breaks the OpenAPI document of the "+string(e.Profile)+" profile, and the check went on with the answer:")
+	}
+	return true
+}
 
 // step runs f as a setup step that exercises requirement req. When f fails
 // and the check does not itself verify req, the check is blocked by req: the

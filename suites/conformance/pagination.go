@@ -259,7 +259,7 @@ func limitSpecs(d decl) {
 					continue
 				}
 				var ms []Message
-				expectOK(resp, &ms)
+				e.expectOK(resp, &ms)
 				Expect(len(ms)).To(BeNumerically("<=", 100), "%s returned %d messages", limit, len(ms))
 			}
 		})
@@ -316,7 +316,7 @@ func (e *Env) walkBack(room string, want, maxPages int) (int, [][]Message) {
 func (e *Env) skipPage(room, skip string) []Message {
 	GinkgoHelper()
 	var ms []Message
-	expectOK(e.call(0, requestList(room, q("skip", skip, "limit", "10"))), &ms)
+	e.expectOK(e.call(0, requestList(room, q("skip", skip, "limit", "10"))), &ms)
 	return ms
 }
 

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -28,7 +29,7 @@ func (e *Env) window(room string, n int) (ground []Message, anchor string) {
 
 func errorBody(resp *client.Response, status int) {
 	GinkgoHelper()
-	expectStatus(resp, status)
+	Expect(resp.Status).To(Equal(status), "%s", explain(resp, fmt.Sprintf("answered %d, want %d", resp.Status, status)))
 	var body map[string]any
 	Expect(resp.JSON(&body)).To(Succeed())
 	Expect(body).To(Equal(map[string]any{"error": http.StatusText(status)}), "%s", explain(resp, "error body"))
@@ -94,7 +95,7 @@ func referenceSpecs(d decl) {
 			Expect(e.list(0, room, nil)).To(HaveLen(50))
 			Expect(e.list(0, room, q("limit", "0"))).To(HaveLen(50))
 			var clamped []Message
-			expectOK(e.call(0, requestList(room, q("limit", "150"))), &clamped)
+			e.expectOK(e.call(0, requestList(room, q("limit", "150"))), &clamped)
 			Expect(clamped).To(HaveLen(100))
 			for _, bad := range []string{"-1", "1.5", "many"} {
 				errorBody(e.call(0, client.Request{Method: "GET", Path: messagesPath(room), Query: q("limit", bad), Invalid: true}), 400)
@@ -110,7 +111,7 @@ func referenceSpecs(d decl) {
 
 		d.it("takes x-access-token, refuses missing or unknown tokens with 401 and malformed or conflicting ones with 400", reqs("REF-AUTH"), func(e *Env) {
 			e.needUsers(2)
-			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"X-Access-Token": {e.Users[0].Token}}}), nil)
+			e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"X-Access-Token": {e.Users[0].Token}}}), nil)
 			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Invalid: true}), 401)
 			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: strings.Repeat("f", 40), Invalid: true}), 401)
 			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"Authorization": {"Token " + e.Users[0].Token}}, Invalid: true}), 400)
@@ -119,8 +120,8 @@ func referenceSpecs(d decl) {
 
 		d.it("takes me for the caller's id", reqs("REF-USERID-ME"), func(e *Env) {
 			var byMe, byID []Room
-			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/me/rooms"}), &byMe)
-			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"}), &byID)
+			e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/me/rooms"}), &byMe)
+			e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"}), &byID)
 			Expect(len(byMe)).To(Equal(len(byID)))
 		})
 
@@ -179,7 +180,7 @@ func referenceSpecs(d decl) {
 			errorBody(e.call(0, client.Request{Method: "POST", Path: path, Body: map[string]any{"chat": []string{}}, Invalid: true}), 400)
 			m := e.send(0, room, "read me "+e.Marker())
 			var ok map[string]any
-			expectOK(e.call(0, client.Request{Method: "POST", Path: path, Body: map[string]any{"chat": []string{m.ID}}}), &ok)
+			e.expectOK(e.call(0, client.Request{Method: "POST", Path: path, Body: map[string]any{"chat": []string{m.ID}}}), &ok)
 			Expect(ok).To(Equal(map[string]any{"success": true}))
 		})
 
@@ -190,7 +191,7 @@ func referenceSpecs(d decl) {
 			}
 			listed := func() bool { return idSetRooms(e.rooms(0, "rooms"))[room] }
 			var ok map[string]any
-			expectOK(e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room}), &ok)
+			e.expectOK(e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room}), &ok)
 			Expect(ok).To(Equal(map[string]any{"success": true}))
 			Expect(listed()).To(BeFalse(), "a hidden room is still listed")
 			e.send(0, room, "back "+e.Marker())

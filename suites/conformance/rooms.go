@@ -181,7 +181,7 @@ func roomSpecs(d decl) {
 		d.it("lists organisation entries, each with its room only when one exists", reqs("ORG-LIST", "ORG-ROOM"), func(e *Env) {
 			var orgs []Organisation
 			e.step("ORG-LIST", func() {
-				expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"}), &orgs)
+				e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"}), &orgs)
 			})
 			e.hintEmbedded("org", func() (ids []string) {
 				for _, o := range orgs {
@@ -210,7 +210,7 @@ func roomSpecs(d decl) {
 		d.it("lists repository entries, each with its room only when one exists", reqs("REPO-LIST", "REPO-ROOM"), func(e *Env) {
 			var repos []Repository
 			e.step("REPO-LIST", func() {
-				expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"}), &repos)
+				e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"}), &repos)
 			})
 			e.hintEmbedded("repo", func() (ids []string) {
 				for _, p := range repos {
@@ -317,7 +317,7 @@ func (e *Env) privateRepos(u int) []string {
 	var names []string
 	for _, place := range []client.TokenPlace{client.Bearer, client.QueryToken} {
 		var repos []Repository
-		expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos", Place: place}), &repos)
+		e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos", Place: place}), &repos)
 		for _, p := range repos {
 			if p.Private && !slices.Contains(names, p.Name) {
 				names = append(names, p.Name)

@@ -106,7 +106,7 @@ func scopeSpecs(d decl) {
 			By("looking for it in another room of user 1")
 			Expect(idsOf(e.list(0, other, q("limit", "100")))).NotTo(ContainElement(m.ID), "a message sent to room %s is listed in room %s", room, other)
 			var hits []Message
-			expectOK(e.call(0, requestList(other, q("q", word))), &hits)
+			e.expectOK(e.call(0, requestList(other, q("q", word))), &hits)
 			Expect(idsOf(hits)).NotTo(ContainElement(m.ID), "searching room %s finds a message sent to room %s", other, room)
 			Expect(e.unread(0, other).Chat).NotTo(ContainElement(m.ID), "a message sent to room %s is unread in room %s", room, other)
 		})

@@ -20,7 +20,7 @@ func transportSpecs(d decl) {
 			// its first user does not pass by luck.
 			u := len(e.Users) - 1
 			var users []User
-			expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: p.(client.TokenPlace)}), &users)
+			e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: p.(client.TokenPlace)}), &users)
 			Expect(users).To(HaveLen(1))
 			Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified another user", u+1)
 			room := e.Target.WriteRoom
@@ -34,7 +34,7 @@ func transportSpecs(d decl) {
 			e.send(w, room, text) // with a Bearer header: whether sending works at all is MSG-SEND-200's
 			text, _ = e.text()
 			var m Message
-			expectOK(e.call(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: p.(client.TokenPlace)}), &m)
+			e.expectOK(e.call(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: p.(client.TokenPlace)}), &m)
 			Expect(m.FromUser.ID).To(Equal(e.me(w)), "a message sent with user %d's token in this place names another sender", w+1)
 		},
 			d.entry("as an Authorization Bearer header", reqs("AUTH-BEARER"), client.Bearer),
@@ -88,7 +88,7 @@ func transportSpecs(d decl) {
 			}
 			for i, req := range requests {
 				resp := e.call(0, req)
-				expectStatus(resp, 200)
+				e.expectStatus(resp, 200)
 				expectJSONContentType(resp)
 				if i == len(requests)-1 {
 					Expect(resp.JSON(&sent)).To(Succeed(), "%s", explain(resp, "body"))
@@ -118,7 +118,7 @@ func transportSpecs(d decl) {
 				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"},
 				{Method: "GET", Path: messagesPath(e.writeRoom()), Query: q("limit", "1")},
 			} {
-				expectStatus(e.call(0, req), 200)
+				e.expectStatus(e.call(0, req), 200)
 			}
 		})
 

@@ -13,7 +13,7 @@ func userSpecs(d decl) {
 	Describe("GET /v1/user", func() {
 		d.it("answers an array holding exactly one user", reqs("USER-GET-ARRAY", "USER-SHAPE"), func(e *Env) {
 			var users []User
-			expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user"}), &users)
+			e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user"}), &users)
 			e.verifies("USER-GET-ARRAY", func() { Expect(users).To(HaveLen(1), "GET /v1/user holds %d users", len(users)) })
 			e.verifies("USER-SHAPE", func() {
 				Expect(users[0].Username).NotTo(BeEmpty(), "username")
@@ -37,7 +37,7 @@ func userSpecs(d decl) {
 			seen := map[string]int{}
 			for u := range e.Users {
 				var users []User
-				expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user"}), &users)
+				e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user"}), &users)
 				if len(users) != 1 {
 					continue // USER-GET-ARRAY's check judges that
 				}
@@ -51,7 +51,7 @@ func userSpecs(d decl) {
 
 		d.it("carries v only as an integer, and only where it chooses to", reqs("USER-V-OPTIONAL"), func(e *Env) {
 			resp := e.call(0, client.Request{Method: "GET", Path: "/v1/user"})
-			expectStatus(resp, 200)
+			e.expectStatus(resp, 200)
 			var raw []map[string]any
 			Expect(resp.JSON(&raw)).To(Succeed())
 			if v, ok := raw[0]["v"]; ok {
