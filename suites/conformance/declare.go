@@ -30,7 +30,7 @@ func Declare(env func() *Env, specTimeout time.Duration) bool {
 
 var areas = []func(decl){
 	transportSpecs, userSpecs, roomSpecs, messageSpecs, renderingSpecs,
-	versioningSpecs, paginationSpecs, limitSpecs, searchSpecs, scopeSpecs, unreadSpecs,
+	versioningSpecs, concurrencySpecs, paginationSpecs, limitSpecs, searchSpecs, scopeSpecs, unreadSpecs,
 	referenceSpecs,
 }
 
@@ -83,7 +83,7 @@ func (d decl) bind(ctx SpecContext) *Env {
 	e := *shared
 	e.ctx = ctx
 	e.ids = RequirementIDs(CurrentSpecReport().Labels())
-	e.blocker, e.judging, e.soft = new(string), new(string), map[string]bool{}
+	e.blocker, e.judging, e.soft, e.judged = new(string), new(string), map[string]bool{}, map[string]bool{}
 	e.left = &leftover{ids: map[int]map[string][]string{}}
 	DeferCleanup(e.markLeftRead)
 	return &e

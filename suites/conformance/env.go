@@ -57,6 +57,7 @@ type Env struct {
 	blocker *string         // the requirement of the step under way, if any
 	judging *string         // the requirement the assertions under way are about
 	soft    map[string]bool // requirements recorded as soft failures (see softly)
+	judged  map[string]bool // own requirements whose verifies blocks held (see verifies)
 	left    *leftover
 }
 

@@ -479,3 +479,25 @@ func (e *Env) glance(u int, path string, query url.Values, v any) bool {
 	}
 	return true
 }
+
+// listedAs returns message id as user u finds it in a list of room: in
+// the window aroundId gives (other traffic cannot push it out of that), or
+// else among the 100 messages before newer, a message sent after it. Found
+// only in the second, the first is a soft failure of PAGE-AROUNDID (a
+// window that leaves out its anchor), not a message missing from the room.
+func (e *Env) listedAs(u int, room, id, newer string) Message {
+	GinkgoHelper()
+	for _, m := range e.list(u, room, q("aroundId", id, "limit", "10")) {
+		if m.ID == id {
+			return m
+		}
+	}
+	for _, m := range e.list(u, room, q("beforeId", newer, "limit", "100")) {
+		if m.ID == id {
+			e.noteSoft("PAGE-AROUNDID", fmt.Sprintf("GET %s?aroundId=%s&limit=10 as user %d left out its anchor, which the page before a newer message holds", messagesPath(room), id, u+1))
+			return m
+		}
+	}
+	Fail(fmt.Sprintf("message %s is listed neither in the window around it (aroundId) nor among the 100 messages before %s, sent after it", id, newer))
+	return Message{}
+}

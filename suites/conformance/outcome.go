@@ -34,6 +34,11 @@ const (
 	// The check's own outcome stands; the runner counts a FAIL of that
 	// requirement besides it.
 	EntrySoftFail = "soft-fail"
+	// EntryJudged names a requirement of the check's own whose assertions
+	// (a verifies block) all ran and held. When the check then fails on
+	// another of its requirements, this one was judged all the same, and
+	// the runner counts it as passed rather than blocked.
+	EntryJudged = "judged"
 )
 
 // usableAnswer reports whether a check can go on with an answer that broke
@@ -50,11 +55,17 @@ func (e *Env) softly(req string, resp *client.Response, what string) bool {
 	if req == "" || slices.Contains(e.ids, req) || !usableAnswer(resp) {
 		return false
 	}
+	e.noteSoft(req, explain(resp, what))
+	return true
+}
+
+// noteSoft records a soft failure of req (not one of the check's own),
+// once per check.
+func (e *Env) noteSoft(req, text string) {
 	if !e.soft[req] {
 		e.soft[req] = true
-		AddReportEntry(EntrySoftFail, req+"\n"+explain(resp, what))
+		AddReportEntry(EntrySoftFail, req+"\n"+text)
 	}
-	return true
 }
 
 // softViolations records violations that leave the answer usable — a 2xx
@@ -143,6 +154,10 @@ func (e *Env) verifies(req string, f func()) {
 	*e.judging = req
 	f()
 	*e.judging = prev
+	if !e.judged[req] {
+		e.judged[req] = true
+		AddReportEntry(EntryJudged, req)
+	}
 }
 
 // noteBlocker runs when a check's body returns or unwinds: a step that did

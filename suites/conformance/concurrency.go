@@ -1,0 +1,157 @@
+package conformance
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+// A write answered while other writes of other kinds are under way in the
+// same room must count as if it had been alone. The checks here judge the
+// end state (edits last: their failure leaves nothing else unjudged);
+// every answer they get on the way also goes to the history checker, which
+// judges the order of versions and reads.
+
+func concurrencySpecs(d decl) {
+	Describe("Concurrent writers on one room", func() {
+		d.it("keeps every write of two users working at once: sends stored, edits counted, marks read kept", reqs("MSG-SEND-STORED", "MSG-EDIT-V-INC", "UNREAD-MARK-READ"), func(e *Env) {
+			e.needUsers(2)
+			room := e.writeRoom()
+			By("each user first sends three messages the other will mark read and its author will edit")
+			firsts := [2][]Message{e.seed(0, room, 3), e.seed(1, room, 3)}
+			e.step("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.unread(0, room).Chat).To(ContainElements(idsOf(firsts[1])))
+					g.Expect(e.unread(1, room).Chat).To(ContainElements(idsOf(firsts[0])))
+				})
+			})
+
+			By("then both users at once, each with three writers: 6 sends, 2 edits of each of its three messages, and marking the other's three read one by one")
+			var results [2]*writes
+			var wg sync.WaitGroup
+			for u := range 2 {
+				results[u] = &writes{edits: map[string][]Message{}}
+				wg.Add(3)
+				go func() { defer wg.Done(); e.concurrentSends(u, room, 6, results[u]) }()
+				go func() { defer wg.Done(); e.concurrentEdits(u, room, firsts[u], 2, results[u]) }()
+				go func() { defer wg.Done(); e.concurrentMarks(u, room, firsts[1-u], results[u]) }()
+			}
+			wg.Wait()
+			for u, r := range results {
+				if len(r.failed) > 0 {
+					Fail(fmt.Sprintf("user %d's writes went unanswered: %s", u+1, strings.Join(r.failed, "; ")))
+				}
+			}
+
+			e.verifies("MSG-SEND-STORED", func() {
+				for u, r := range results {
+					Expect(r.sent).To(HaveLen(6), "sends of user %d answered 200 with a message", u+1)
+					for _, m := range r.sent {
+						Expect(e.seen(u, room, m.ID).Text).To(Equal(m.Text), "message %s of user %d, sent while the other user wrote too, read back by its author", m.ID, u+1)
+						e.seen(1-u, room, m.ID)
+					}
+				}
+			})
+			e.verifies("UNREAD-MARK-READ", func() {
+				for u := range 2 {
+					e.eventually(func(g Gomega) {
+						g.Expect(e.unread(u, room).Chat).NotTo(ContainElements(idsOf(firsts[1-u])), "user %d marked these read while both users wrote, yet they are still unread", u+1)
+					})
+				}
+			})
+			e.verifies("MSG-EDIT-V-INC", func() {
+				for u, r := range results {
+					for _, m := range firsts[u] {
+						answers := r.edits[m.ID]
+						Expect(answers).NotTo(BeEmpty(), "no edit of message %s succeeded", m.ID)
+						vs := map[int]bool{}
+						highest := answers[0]
+						for _, a := range answers {
+							Expect(vs).NotTo(HaveKey(a.V), "two edits of message %s were both answered with v %d", m.ID, a.V)
+							vs[a.V] = true
+							if a.V > highest.V {
+								highest = a
+							}
+						}
+						e.eventually(func(g Gomega) {
+							got := e.peek(g, u, room, m.ID)
+							g.Expect(got.V).To(Equal(1+len(answers)), "v of message %s after %d edits made while the other user wrote", m.ID, len(answers))
+							g.Expect(got.Text).To(Equal(highest.Text), "text of message %s: the edit answered with the highest v (%d) is not the one that stands", m.ID, highest.V)
+						})
+					}
+				}
+			})
+		})
+	})
+}
+
+// writes is what one user's concurrent writers got back.
+type writes struct {
+	mu     sync.Mutex
+	sent   []Message
+	edits  map[string][]Message // message id -> the answers to its edits
+	failed []string
+}
+
+func (w *writes) fail(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.failed = append(w.failed, fmt.Sprintf(format, args...))
+}
+
+// do sends req as user u from a writer goroutine: no Ginkgo assertion may
+// run there, so failures are collected and judged afterwards.
+func (e *Env) do(u int, req client.Request, w *writes, v any) bool {
+	req.Token = e.Users[u].Token
+	resp, err := e.Client.Do(e.ctx, req)
+	switch {
+	case err != nil:
+		w.fail("%s %s: %v", req.Method, req.Path, err)
+		return false
+	case resp.Status < 200 || resp.Status >= 300:
+		w.fail("%s", explain(resp, fmt.Sprintf("answered %d", resp.Status)))
+		return false
+	case v != nil && resp.JSON(v) != nil:
+		w.fail("%s", explain(resp, "body is not the JSON expected"))
+		return false
+	}
+	return true
+}
+
+func (e *Env) concurrentSends(u int, room string, n int, w *writes) {
+	for range n {
+		text := "concurrent " + e.Marker()
+		var m Message
+		if e.do(u, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}}, w, &m) {
+			e.noteSent(u, room, m.ID)
+			w.mu.Lock()
+			w.sent = append(w.sent, m)
+			w.mu.Unlock()
+		}
+	}
+}
+
+func (e *Env) concurrentEdits(u int, room string, mine []Message, times int, w *writes) {
+	for i := range times {
+		for _, m := range mine {
+			var got Message
+			if e.do(u, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID, Body: map[string]string{"text": fmt.Sprintf("%s e%d", m.Text, i+1)}}, w, &got) {
+				w.mu.Lock()
+				w.edits[m.ID] = append(w.edits[m.ID], got)
+				w.mu.Unlock()
+			}
+		}
+	}
+}
+
+func (e *Env) concurrentMarks(u int, room string, theirs []Message, w *writes) {
+	for _, m := range slices.Backward(theirs) {
+		e.do(u, client.Request{Method: "POST", Path: unreadPath(e.me(u), room), Body: map[string]any{"chat": []string{m.ID}}}, w, nil)
+	}
+}
