@@ -1,0 +1,99 @@
+package independent
+
+import (
+	"html"
+	"regexp"
+	"strings"
+)
+
+// A single pass over the text finds three kinds of tokens: web links,
+// @-mentions and #-issue references. Everything between tokens is plain text.
+var tokenRE = regexp.MustCompile(`(https?://[^\s<>"]+)|@([A-Za-z0-9_-]+)|#([0-9]+)`)
+
+// rendered is what the service derives from a message text.
+type rendered struct {
+	html     string
+	urls     []string
+	mentions []*member
+	issues   []string
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// render turns text into HTML plus metadata. lookup resolves a screen name
+// (case-insensitively) to a known user or nil.
+func render(text string, lookup func(string) *member, escape bool) rendered {
+	var out strings.Builder
+	res := rendered{urls: []string{}, mentions: []*member{}, issues: []string{}}
+	seenURL := map[string]bool{}
+	seenUser := map[*member]bool{}
+	seenIssue := map[string]bool{}
+
+	plain := func(s string) {
+		if escape {
+			s = html.EscapeString(s)
+		}
+		out.WriteString(strings.ReplaceAll(s, "\n", "<br>"))
+	}
+
+	cursor := 0
+	for _, loc := range tokenRE.FindAllStringSubmatchIndex(text, -1) {
+		start, end := loc[0], loc[1]
+		if start < cursor {
+			continue
+		}
+		switch {
+		case loc[2] >= 0: // link
+			// Trailing punctuation usually closes the sentence, not the link.
+			for end > start && strings.IndexByte(".,;:!?)]}'", text[end-1]) >= 0 {
+				end--
+			}
+			link := text[start:end]
+			if len(link) <= len("https://") {
+				continue
+			}
+			plain(text[cursor:start])
+			out.WriteString(`<a href="` + html.EscapeString(link) + `" rel="nofollow noopener noreferrer" target="_blank" class="link">` + html.EscapeString(link) + `</a>`)
+			if !seenURL[link] {
+				seenURL[link] = true
+				res.urls = append(res.urls, link)
+			}
+			cursor = end
+		case loc[4] >= 0: // mention
+			if start > 0 && (isWordByte(text[start-1]) || text[start-1] == '@') {
+				continue
+			}
+			who := lookup(text[loc[4]:loc[5]])
+			if who == nil {
+				continue
+			}
+			plain(text[cursor:start])
+			out.WriteString(`<span data-screen-name="` + html.EscapeString(who.username) + `" class="mention">` + html.EscapeString(text[start:end]) + `</span>`)
+			if !seenUser[who] {
+				seenUser[who] = true
+				res.mentions = append(res.mentions, who)
+			}
+			cursor = end
+		case loc[6] >= 0: // issue
+			if start > 0 && (isWordByte(text[start-1]) || text[start-1] == '&') {
+				continue
+			}
+			if end < len(text) && isWordByte(text[end]) {
+				continue
+			}
+			num := text[loc[6]:loc[7]]
+			plain(text[cursor:start])
+			out.WriteString(`<span data-issue="` + num + `" class="issue">#` + num + `</span>`)
+			if !seenIssue[num] {
+				seenIssue[num] = true
+				res.issues = append(res.issues, num)
+			}
+			cursor = end
+		}
+	}
+	plain(text[cursor:])
+	res.html = out.String()
+	return res
+}

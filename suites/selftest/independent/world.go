@@ -1,0 +1,378 @@
+package independent
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	mrand "math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Platform kinds of rooms.
+const (
+	kindOneToOne = "ONETOONE"
+	kindOrg      = "ORG"
+	kindRepo     = "REPO"
+	kindChannel  = "USER_CHANNEL"
+)
+
+type grant int
+
+const (
+	grantUnstated grant = iota
+	grantYes
+	grantNo
+)
+
+// member is a person known to the service.
+type member struct {
+	id, username, display string
+	v                     int
+	token                 string
+	grantState            grant
+}
+
+type room struct {
+	id, kind, uri, topic string
+	v                    int // 0 means the room carries no version field
+	members              []*member
+	lastAccess           map[*member]time.Time
+	hidden               map[*member]bool
+	lurk                 map[*member]bool
+	msgs                 []*msg // always in sending order
+}
+
+func (r *room) has(u *member) bool {
+	for _, m := range r.members {
+		if m == u {
+			return true
+		}
+	}
+	return false
+}
+
+// peer is the other side of a one-to-one room.
+func (r *room) peer(u *member) *member {
+	for _, m := range r.members {
+		if m != u {
+			return m
+		}
+	}
+	return nil
+}
+
+type msg struct {
+	id      string
+	seq     uint64
+	room    *room
+	from    *member
+	text    string
+	status  bool
+	r       rendered
+	sent    time.Time
+	edited  time.Time // zero while never edited
+	v       int
+	readers map[*member]bool
+}
+
+type org struct {
+	id     int
+	name   string
+	room   *room
+	people []*member
+}
+
+type repo struct {
+	id      int
+	name    string
+	uri     string
+	private bool
+	room    *room
+	people  []*member
+}
+
+// world holds the complete state; one mutex guards all of it.
+type world struct {
+	mu     sync.Mutex
+	defect string
+	rng    *mrand.Rand
+	seq    uint64
+
+	people   []*member
+	byToken  map[string]*member
+	byID     map[string]*member
+	rooms    []*room
+	roomByID map[string]*room
+	msgByID  map[string]*msg
+	orgs     []*org
+	repos    []*repo
+
+	advertised []*member
+	writeRoom  string
+	hideRoom   string
+}
+
+func (w *world) is(defect string) bool { return w.defect == defect }
+
+func (w *world) lookupName(name string) *member {
+	for _, p := range w.people {
+		if strings.EqualFold(p.username, name) {
+			return p
+		}
+	}
+	return nil
+}
+
+// uuid4 draws a random-looking, version-4 shaped UUID from the world's generator.
+func (w *world) uuid4() string {
+	var b [16]byte
+	for i := 0; i < 16; i += 8 {
+		x := w.rng.Uint64()
+		for j := 0; j < 8; j++ {
+			b[i+j] = byte(x >> (8 * j))
+		}
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+const base32chars = "abcdefghijkmnpqrstuvwxyz23456789"
+
+func (w *world) tag(prefix string, n int) string {
+	var sb strings.Builder
+	sb.WriteString(prefix)
+	for i := 0; i < n; i++ {
+		sb.WriteByte(base32chars[w.rng.IntN(len(base32chars))])
+	}
+	return sb.String()
+}
+
+func freshToken() (string, error) {
+	var b [20]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return "tok_" + hex.EncodeToString(b[:]), nil
+}
+
+func pick[T any](g *mrand.Rand, xs []T) T { return xs[g.IntN(len(xs))] }
+
+var (
+	surnames  = []string{"Okafor", "Lindqvist", "Moreau", "Tanaka", "Haddad", "Novak", "Castillo", "Brennan", "Ivanova", "Mensah", "Kowalski", "Duarte"}
+	orgWords  = []string{"acme", "globex", "initech", "umbrella", "hooli", "vandelay", "tyrell", "wonka", "cyberdyne", "stark"}
+	repoWords = []string{"widgets", "gears", "sprockets", "ledger", "compass", "lantern", "harbor", "quarry", "orchard", "beacon"}
+	chanWords = []string{"lounge", "garage", "attic", "porch", "den", "studio", "workshop", "library"}
+	verbs     = []string{"shipped", "reviewed", "broke", "fixed", "renamed", "benchmarked", "documented", "reverted", "profiled", "merged"}
+	nouns     = []string{"the parser", "the cache", "the login page", "our CI", "the build", "the exporter", "the scheduler", "the docs", "the API client", "the migration"}
+	tails     = []string{"today", "again", "before lunch", "last night", "on staging", "for the release", "by accident", "with tests", "at last", "in a hurry"}
+)
+
+// sentence composes a seeded chat line; extras sprinkle the features the
+// renderer has to recognise.
+func sentence(g *mrand.Rand, people []*member, i int) string {
+	s := fmt.Sprintf("%s %s %s", pick(g, []string{"I", "We", "Someone", "The bot", "Nobody"}), pick(g, verbs), pick(g, nouns))
+	s += " " + pick(g, tails)
+	switch i % 11 {
+	case 3:
+		s += fmt.Sprintf(", see #%d", 10+g.IntN(900))
+	case 5:
+		s += fmt.Sprintf(" https://example.org/notes/%d.", g.IntN(10000))
+	case 7:
+		s += " (x < y && y > z)"
+	case 9:
+		p := pick(g, people)
+		s = "@" + p.username + " " + s
+	}
+	return s
+}
+
+// buildWorld creates the seeded world. Content (names, texts, ids) depends
+// only on seed; timestamps are anchored a few days before now.
+func buildWorld(seed uint64, defect string, now time.Time) (*world, error) {
+	g := mrand.New(mrand.NewPCG(seed, 0x1d3a5eed))
+	w := &world{
+		defect:   defect,
+		rng:      mrand.New(mrand.NewPCG(seed^0x9e3779b97f4a7c15, 0xc0ffee)),
+		byToken:  map[string]*member{},
+		byID:     map[string]*member{},
+		roomByID: map[string]*room{},
+		msgByID:  map[string]*msg{},
+	}
+	suffix := ""
+	if seed != 0 {
+		suffix = "-" + w.tag("", 3)
+	}
+	mk := func(first string, gs grant) (*member, error) {
+		tok, err := freshToken()
+		if err != nil {
+			return nil, err
+		}
+		p := &member{
+			id:         w.tag("usr_", 14),
+			username:   strings.ToLower(first) + suffix,
+			display:    first + " " + pick(g, surnames),
+			v:          1 + g.IntN(9),
+			token:      tok,
+			grantState: gs,
+		}
+		w.people = append(w.people, p)
+		w.byToken[tok] = p
+		w.byID[p.id] = p
+		return p, nil
+	}
+	alice, err := mk("Alice", grantYes)
+	if err != nil {
+		return nil, err
+	}
+	bob, err := mk("Bob", grantNo)
+	if err != nil {
+		return nil, err
+	}
+	carol, err := mk("Carol", grantUnstated)
+	if err != nil {
+		return nil, err
+	}
+	dave, err := mk("Dave", grantUnstated)
+	if err != nil {
+		return nil, err
+	}
+	w.advertised = []*member{alice, bob, carol}
+
+	base := now.UTC().Add(-96 * time.Hour).Truncate(time.Millisecond)
+	perm := g.Perm(len(orgWords))
+	orgMain, orgBare, orgCarol := orgWords[perm[0]], orgWords[perm[1]], orgWords[perm[2]]
+	rperm := g.Perm(len(repoWords))
+	cperm := g.Perm(len(chanWords))
+
+	newRoom := func(kind, uri, topic string, v int, people ...*member) *room {
+		r := &room{
+			id:         w.tag("room_", 12),
+			kind:       kind,
+			uri:        uri,
+			topic:      topic,
+			v:          v,
+			members:    people,
+			lastAccess: map[*member]time.Time{},
+			hidden:     map[*member]bool{},
+			lurk:       map[*member]bool{},
+		}
+		for i, p := range people {
+			r.lastAccess[p] = base.Add(time.Duration(i+1) * 37 * time.Minute)
+		}
+		w.rooms = append(w.rooms, r)
+		w.roomByID[r.id] = r
+		return r
+	}
+
+	dmAB := newRoom(kindOneToOne, "", "", 0, alice, bob)
+	newRoom(kindOneToOne, "", "", 0, carol, dave)
+	town := newRoom(kindOrg, orgMain, "Everything about "+orgMain+", "+pick(g, tails), 1+g.IntN(5), alice, bob, carol, dave)
+	town.lurk[carol] = true
+	workRepo := orgMain + "/" + repoWords[rperm[0]]
+	work := newRoom(kindRepo, workRepo, "", 1+g.IntN(5), alice, bob)
+	newRoom(kindChannel, alice.username+"/"+chanWords[cperm[0]], "A quiet corner", 0, alice, carol)
+	newRoom(kindChannel, bob.username+"/"+chanWords[cperm[1]], "", 0, bob)
+
+	w.writeRoom = work.id
+	w.hideRoom = dmAB.id
+
+	w.orgs = []*org{
+		{id: 100000 + g.IntN(900000), name: orgMain, room: town, people: []*member{alice, bob, carol, dave}},
+		{id: 100000 + g.IntN(900000), name: orgBare, people: []*member{alice}},
+		{id: 100000 + g.IntN(900000), name: orgCarol, people: []*member{carol}},
+	}
+	w.repos = []*repo{
+		{id: 2000000 + g.IntN(8000000), name: repoWords[rperm[0]], uri: workRepo, room: work, people: []*member{alice, bob}},
+		{id: 2000000 + g.IntN(8000000), name: repoWords[rperm[1]], uri: alice.username + "/" + repoWords[rperm[1]], people: []*member{alice}},
+		{id: 2000000 + g.IntN(8000000), name: repoWords[rperm[2]], uri: alice.username + "/" + repoWords[rperm[2]], private: true, people: []*member{alice}},
+		{id: 2000000 + g.IntN(8000000), name: repoWords[rperm[3]], uri: bob.username + "/" + repoWords[rperm[3]], private: true, people: []*member{bob}},
+		{id: 2000000 + g.IntN(8000000), name: repoWords[rperm[4]], uri: carol.username + "/" + repoWords[rperm[4]], people: []*member{carol}},
+	}
+
+	// History of the organisation room: a few hundred lines, arriving in
+	// bursts whose members share one millisecond.
+	const history = 320
+	t := base.Add(time.Hour)
+	burstLeft := 0
+	for i := 0; i < history; i++ {
+		if burstLeft == 0 {
+			t = t.Add(time.Duration(5+g.IntN(600))*time.Second + time.Duration(g.IntN(1000))*time.Millisecond)
+			burstLeft = 1
+			if g.IntN(4) == 0 {
+				burstLeft = 2 + g.IntN(3)
+			}
+		}
+		burstLeft--
+		var from *member
+		tail := i >= history-8
+		if tail {
+			from = []*member{carol, dave}[i%2]
+		} else {
+			from = town.members[g.IntN(len(town.members))]
+		}
+		text := sentence(g, w.people, i)
+		switch i {
+		case history - 5:
+			text = "@" + alice.username + " could you look at #" + fmt.Sprint(400+g.IntN(99)) + "?"
+		case history - 3:
+			text = "@" + bob.username + " the build is green <again> & ready"
+		case history - 2:
+			text = "@" + alice.username + " @" + bob.username + " standup moved to https://meet.example.net/" + w.tag("", 6)
+		}
+		m := w.seedMessage(town, from, text, t)
+		for _, p := range town.members {
+			if p == from {
+				continue
+			}
+			if !tail || p == carol || p == dave {
+				m.readers[p] = true
+			}
+		}
+	}
+	for _, p := range town.members {
+		town.lastAccess[p] = t.Add(-time.Duration(20+g.IntN(40)) * time.Minute)
+	}
+
+	// A short private conversation; bob's last two lines are still unread.
+	t = base.Add(30 * time.Minute)
+	for i := 0; i < 6; i++ {
+		from := alice
+		if i%2 == 1 || i == 4 {
+			from = bob
+		}
+		text := sentence(g, []*member{alice, bob}, i+1)
+		if i == 5 {
+			text = "@" + alice.username + " ping me when you are back"
+		}
+		if i != 3 { // line 3 shares the millisecond of line 2
+			t = t.Add(time.Duration(30+g.IntN(300)) * time.Second)
+		}
+		m := w.seedMessage(dmAB, from, text, t)
+		if i < 4 {
+			m.readers[dmAB.peer(from)] = true
+		}
+	}
+	return w, nil
+}
+
+func (w *world) seedMessage(r *room, from *member, text string, at time.Time) *msg {
+	w.seq++
+	m := &msg{
+		id:      w.uuid4(),
+		seq:     w.seq,
+		room:    r,
+		from:    from,
+		text:    text,
+		sent:    at,
+		v:       1,
+		readers: map[*member]bool{},
+	}
+	m.r = render(text, w.lookupName, !w.is("html-unescaped"))
+	r.msgs = append(r.msgs, m)
+	w.msgByID[m.id] = m
+	return m
+}
