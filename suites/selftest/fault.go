@@ -1,9 +1,10 @@
 package selftest
 
 import (
-	"fmt"
 	"net/http"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Classes of planted faults. Each class is applied to every requirement it
@@ -24,13 +25,64 @@ func Classes() []string {
 	return []string{IgnoresInput, WrongSubject, StaleDerived, NotStored, TooWide, Collateral, Shape, Intermittent}
 }
 
+// Origin is the round of work that wrote a fault or a variant. It is a
+// record of history only: it changes neither what the fault does nor how
+// it is judged, and the matrix does not show it.
+type Origin string
+
+const (
+	// FirstCatalogue is the first catalogue: one fault per checkable core
+	// requirement, each the defect its checks were first written against,
+	// and the first conforming variants.
+	FirstCatalogue Origin = "first catalogue"
+	// ByClass is faults by class: each class applied to every requirement
+	// it fits. Together with the first catalogue every checkable core
+	// requirement has at least three where the classes fit.
+	ByClass Origin = "by class"
+	// OpenPoints is variants: conforming choices on points the API document
+	// leaves open, each breaking an assumption a check might make.
+	OpenPoints Origin = "open points"
+	// Assumptions is variants: conforming servers, each breaking one
+	// assumption that suites/conformance/ASSUMPTIONS.md lists as something
+	// a check must not make.
+	Assumptions Origin = "assumptions"
+	// BlindRound1 is faults and variants written without reading the
+	// checks. Each fault is what a lazy or sloppy implementer might ship,
+	// the least work that still answers plausibly, and each breaks a
+	// statement of the API document that a client can observe: they test
+	// the checks from outside, where the other faults were written beside
+	// them. Each variant follows the API document and chooses differently
+	// where it is silent; two of them rest on a reading of the document that
+	// is open to doubt, and their What says so.
+	BlindRound1 Origin = "blind round 1"
+	// BlindRound2 is a second round written without reading the checks.
+	// Most of its faults show only in a corner: for the second user, on a
+	// cursor page, after a second edit, for a status update, with non-ASCII
+	// text, with the token in the query, for rooms of one kind, or for a
+	// list of one. Most of its variants choose differently in how answers
+	// are written (JSON layout and escaping, compression, headers, list
+	// order) and in what the server does with requests the document gives
+	// no answer for; the What of one that rests on a reading open to doubt
+	// says so.
+	BlindRound2 Origin = "blind round 2"
+)
+
+// Origins lists the origins in the order they were written.
+func Origins() []Origin {
+	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2}
+}
+
 // Fault is a planted defect: a decorator around the unmodified reference
 // server that breaks one requirement of the catalogue.
 type Fault struct {
-	Name  string // REQUIREMENT-ID/class, with #2, #3 ... when a class holds several faults of one requirement
-	Req   string // the catalogue id the fault breaks
-	Class string
-	What  string // what the decorated server does, in words
+	// Name is REQUIREMENT-ID/class, with #2, #3 ... when a class holds
+	// several faults of one requirement. It is written where the fault is
+	// declared, never derived from where the declaration stands.
+	Name   string
+	Req    string // the catalogue id the fault breaks
+	Class  string
+	Origin Origin // the round of work that wrote the fault
+	What   string // what the decorated server does, in words
 	// Survives, when not empty, is why the core checks do not catch the
 	// fault: either what a check would have to look at (a gap the checks
 	// can close) or why no outside client can see it.
@@ -41,27 +93,30 @@ type Fault struct {
 	plainHTTP bool
 }
 
-// fault declares a fault; the catalogue names it.
-func fault(req, class, what string, steps ...step) Fault {
-	return Fault{Req: req, Class: class, What: what, steps: steps}
+// fault declares a fault of origin o by its name, REQUIREMENT-ID/class or
+// REQUIREMENT-ID/class#N; the requirement and the class are read from the
+// name. The name is the fault's for good (the survivors' reasons, --only,
+// --serve and matrices already written refer to it): a new fault takes the
+// next number free for its requirement and class, and a removed fault's
+// number is not given again.
+func (o Origin) fault(name, what string, steps ...step) Fault {
+	req, class, _ := strings.Cut(name, "/")
+	class, _, _ = strings.Cut(class, "#")
+	return Fault{Name: name, Req: req, Class: class, Origin: o, What: what, steps: steps}
 }
+
+// withPlainHTTP has the fault's listener serve plain http on the HTTPS port
+// as well.
+func (f Fault) withPlainHTTP() Fault { f.plainHTTP = true; return f }
 
 // survives records why a fault is expected to survive the core checks.
 func (f Fault) survives(reason string) Fault { f.Survives = reason; return f }
 
 // Faults returns the whole catalogue, sorted by name.
 func Faults() []Fault {
-	all := append(legacyFaults(), classFaults()...)
-	all = append(all, blindFaults()...)
-	all = append(all, blind2Faults()...)
-	seen := map[string]int{}
+	all := slices.Concat(transportFaults(), userFaults(), roomFaults(), unreadFaults(),
+		messageFaults(), renderingFaults(), paginationFaults(), searchFaults())
 	for i := range all {
-		base := all[i].Req + "/" + all[i].Class
-		seen[base]++
-		all[i].Name = base
-		if n := seen[base]; n > 1 {
-			all[i].Name = fmt.Sprintf("%s#%d", base, n)
-		}
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])
 		}

@@ -1,11 +1,15 @@
 package selftest
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
@@ -87,18 +91,22 @@ func messages(ops string, f func(c *call, m map[string]any)) step {
 // rooms applies f to every room of the successful replies of ops: the
 // rooms of a rooms or channels list and those embedded in entries.
 func rooms(ops string, f func(c *call, r map[string]any)) step {
-	return onSuccess(ops, func(c *call, x *reply) {
-		switch c.op {
-		case "listUserOrgs", "listUserRepos":
-			each(x.get(), func(e map[string]any) {
-				if r, ok := e["room"].(map[string]any); ok {
-					f(c, r)
-				}
-			})
-		default:
-			each(x.get(), func(r map[string]any) { f(c, r) })
-		}
-	})
+	return onSuccess(ops, func(c *call, x *reply) { eachRoom(c, x, func(r map[string]any) { f(c, r) }) })
+}
+
+// eachRoom applies f to every room of a successful reply of a rooms-bearing
+// operation: the rooms of a list and those embedded in entries.
+func eachRoom(c *call, x *reply, f func(r map[string]any)) {
+	switch c.op {
+	case "listUserOrgs", "listUserRepos":
+		each(x.get(), func(e map[string]any) {
+			if r, ok := e["room"].(map[string]any); ok {
+				f(r)
+			}
+		})
+	default:
+		each(x.get(), f)
+	}
 }
 
 // everyNth applies s to one request of ops in n (the n-th, 2n-th, ...), and
@@ -256,7 +264,7 @@ func setToken(r *http.Request, t string) {
 	r.Header.Set("Authorization", "Bearer "+t)
 }
 
-// --- JSON helpers --------------------------------------------------------------
+// --- JSON and list helpers -----------------------------------------------------
 
 // each applies f to the object, or to every object of an array, in v.
 func each(v any, f func(map[string]any)) {
@@ -330,4 +338,71 @@ func (st *state) rendered(m map[string]any, text string) {
 		issues = append(issues, map[string]any{"number": n})
 	}
 	m["urls"], m["mentions"], m["issues"] = urls, mentions, issues
+}
+
+// contains reports whether list holds s.
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// strs returns the strings of a JSON array (a list of ids, say).
+func strs(v any) []string {
+	var out []string
+	for _, e := range asList(v) {
+		out = append(out, asString(e))
+	}
+	return out
+}
+
+// sortedKeys returns the keys of a set in order, so answers do not depend
+// on map order.
+func sortedKeys(c *call, set string) []string {
+	k := c.st.keys(set)
+	sort.Strings(k)
+	return k
+}
+
+// filterIDs keeps the id strings of a list for which keep is true.
+func filterIDs(v any, keep func(id string) bool) []any {
+	out := []any{}
+	for _, id := range asList(v) {
+		if keep(asString(id)) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// isASCII reports whether s holds ASCII characters only.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// encode writes v as JSON, with no HTML escaping and no final newline.
+func encode(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// containsAny reports whether the JSON array l holds v.
+func containsAny(l []any, v any) bool {
+	for _, e := range l {
+		if e == v {
+			return true
+		}
+	}
+	return false
 }

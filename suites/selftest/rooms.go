@@ -1,0 +1,630 @@
+package selftest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chatrooms/conformance/fixtures"
+)
+
+// roomFaults break the requirements of rooms (ROOM-*, CHANNEL-*, ORG-*,
+// REPO-*): the rooms list and its Room objects, hiding a room, and the
+// channels, organisations and repositories lists.
+func roomFaults() []Fault {
+	return []Fault{
+		FirstCatalogue.fault("ROOM-LIST/shape", "the rooms list is wrapped in an object",
+			onSuccess("listUserRooms", func(c *call, x *reply) { x.set(map[string]any{"rooms": x.get()}) })),
+		ByClass.fault("ROOM-LIST/shape#2", "the rooms list is null", onSuccess("listUserRooms", func(c *call, x *reply) { x.setRaw([]byte("null")) })),
+		ByClass.fault("ROOM-LIST/shape#3", "each room is wrapped in an object",
+			onSuccess("listUserRooms", func(c *call, x *reply) {
+				var out []any
+				for _, r := range asList(x.get()) {
+					out = append(out, map[string]any{"room": r})
+				}
+				x.set(out)
+			})),
+		ByClass.fault("ROOM-LIST/intermittent", "one rooms list in three is wrapped in an object",
+			everyNth(3, "listUserRooms", onSuccess("listUserRooms", func(c *call, x *reply) { x.set(map[string]any{"rooms": x.get()}) }))),
+
+		FirstCatalogue.fault("ROOM-SHAPE/shape", "lastAccessTime is not in UTC",
+			rooms("listUserRooms", func(c *call, r map[string]any) {
+				if t, ok := r["lastAccessTime"].(string); ok {
+					r["lastAccessTime"] = strings.TrimSuffix(t, "Z") + "+02:00"
+				}
+			})),
+		ByClass.fault("ROOM-SHAPE/shape#2", "unreadItems is a string", roomList(func(r map[string]any) { r["unreadItems"] = strconv.Itoa(asInt(r["unreadItems"])) })),
+		ByClass.fault("ROOM-SHAPE/shape#3", "room urls do not start with /", roomList(func(r map[string]any) { r["url"] = strings.TrimPrefix(asString(r["url"]), "/") })),
+		ByClass.fault("ROOM-SHAPE/shape#4", "lastAccessTime is not an ISO 8601 timestamp",
+			roomList(func(r map[string]any) {
+				if t, ok := r["lastAccessTime"].(string); ok {
+					r["lastAccessTime"] = strings.Replace(strings.TrimSuffix(t, "Z"), "T", " ", 1)
+				}
+			})),
+		ByClass.fault("ROOM-SHAPE/shape#5", "topic is null", roomList(func(r map[string]any) { r["topic"] = nil })),
+		BlindRound1.fault("ROOM-SHAPE/shape#6", "rooms embedded in organisation and repository entries have a url without its leading /",
+			rooms("listUserOrgs listUserRepos", func(c *call, r map[string]any) { r["url"] = strings.TrimPrefix(asString(r["url"]), "/") })),
+		BlindRound1.fault("ROOM-SHAPE/shape#7", "the channels list gives lastAccessTime as epoch milliseconds",
+			rooms("listUserChannels", func(c *call, r map[string]any) {
+				if t, err := time.Parse(time.RFC3339Nano, asString(r["lastAccessTime"])); err == nil {
+					r["lastAccessTime"] = t.UnixMilli()
+				}
+			})),
+		BlindRound2.fault("ROOM-SHAPE/shape#8", "rooms embedded in organisation entries give userCount as a string",
+			rooms("listUserOrgs", func(c *call, r map[string]any) {
+				if n, ok := r["userCount"]; ok {
+					r["userCount"] = strconv.Itoa(asInt(n))
+				}
+			})),
+		ByClass.fault("ROOM-SHAPE/intermittent", "one rooms list in three has lurk as a string",
+			everyNth(3, "listUserRooms", roomList(func(r map[string]any) { r["lurk"] = "false" }))),
+
+		FirstCatalogue.fault("ROOM-PLATFORM-TYPE/shape", "organisation rooms say GITHUB_ORG",
+			rooms("listUserRooms", func(c *call, r map[string]any) {
+				if r["platformType"] == "ORG" {
+					r["platformType"] = "GITHUB_ORG"
+				}
+			})),
+		ByClass.fault("ROOM-PLATFORM-TYPE/shape#2", "repository rooms say repo in lower case",
+			roomList(func(r map[string]any) {
+				if r["platformType"] == "REPO" {
+					r["platformType"] = "repo"
+				}
+			})),
+		ByClass.fault("ROOM-PLATFORM-TYPE/shape#3", "one-to-one rooms say ONE_TO_ONE",
+			roomList(func(r map[string]any) {
+				if r["platformType"] == "ONETOONE" {
+					r["platformType"] = "ONE_TO_ONE"
+				}
+			})),
+		BlindRound2.fault("ROOM-PLATFORM-TYPE/shape#4", "rooms embedded in repository entries say REPOSITORY",
+			rooms("listUserRepos", func(c *call, r map[string]any) { r["platformType"] = "REPOSITORY" })),
+		ByClass.fault("ROOM-PLATFORM-TYPE/intermittent", "one rooms list in three says GITHUB_ORG",
+			everyNth(3, "listUserRooms", roomList(func(r map[string]any) {
+				if r["platformType"] == "ORG" {
+					r["platformType"] = "GITHUB_ORG"
+				}
+			}))),
+
+		FirstCatalogue.fault("ROOM-KINDS/wrong-subject", "organisation rooms are left out of the rooms list",
+			onSuccess("listUserRooms", func(c *call, x *reply) {
+				x.set(filter(x.get(), func(r map[string]any) bool { return r["platformType"] != "ORG" }))
+			})),
+		ByClass.fault("ROOM-KINDS/wrong-subject#2", "one-to-one rooms are left out of the rooms list", dropRooms("ONETOONE")),
+		ByClass.fault("ROOM-KINDS/wrong-subject#3", "repository rooms are left out of the rooms list", dropRooms("REPO")),
+		BlindRound2.fault("ROOM-KINDS/wrong-subject#4", "one-to-one rooms are in the first user's rooms list only",
+			onSuccess("listUserRooms", func(c *call, x *reply) {
+				if me, _ := c.caller(); me.ID != c.st.first.ID {
+					x.set(filter(x.get(), func(r map[string]any) bool { return r["platformType"] != "ONETOONE" }))
+				}
+			})),
+		ByClass.fault("ROOM-KINDS/intermittent", "one rooms list in two leaves out organisation rooms", everyNth(2, "listUserRooms", dropRooms("ORG"))),
+
+		ByClass.fault("ROOM-ONE-TO-ONE/wrong-subject", "a one-to-one room's user is the caller, not the other participant",
+			onSuccess("listUserRooms", func(c *call, x *reply) {
+				me, _ := asList(c.do("GET", "/v1/user", nil, nil).get())[0].(map[string]any)
+				each(x.get(), func(r map[string]any) {
+					if r["oneToOne"] == true && me != nil {
+						r["user"] = me
+					}
+				})
+			})),
+		BlindRound1.fault("ROOM-ONE-TO-ONE/wrong-subject#2", "a one-to-one room's user is the room's last member: right for one participant, the caller for the other",
+			rooms("listUserRooms", func(c *call, r map[string]any) {
+				if r["oneToOne"] != true {
+					return
+				}
+				for _, w := range c.st.world.Rooms {
+					if w.ID == asString(r["id"]) && len(w.Members) > 0 {
+						t := c.st.byID[w.Members[len(w.Members)-1]].Token
+						if l := asList(c.doAs("GET", "/v1/user", nil, nil, &t).get()); len(l) == 1 {
+							r["user"] = l[0]
+						}
+					}
+				}
+			})),
+		FirstCatalogue.fault("ROOM-ONE-TO-ONE/shape", "one-to-one rooms carry a uri",
+			rooms("listUserRooms", func(c *call, r map[string]any) {
+				if r["oneToOne"] == true {
+					r["uri"] = "someone"
+				}
+			})),
+		ByClass.fault("ROOM-ONE-TO-ONE/shape#2", "one-to-one rooms say oneToOne false",
+			roomList(func(r map[string]any) {
+				if r["platformType"] == "ONETOONE" {
+					r["oneToOne"] = false
+				}
+			})),
+		// (A one-to-one room without user conforms: which room fields are
+		// always present is not shown. minimal-rooms covers it.)
+		ByClass.fault("ROOM-ONE-TO-ONE/shape#3", "repository rooms say oneToOne true",
+			roomList(func(r map[string]any) {
+				if r["platformType"] == "REPO" {
+					r["oneToOne"] = true
+				}
+			})),
+		ByClass.fault("ROOM-ONE-TO-ONE/intermittent", "one rooms list in three gives one-to-one rooms a uri",
+			everyNth(3, "listUserRooms", roomList(func(r map[string]any) {
+				if r["oneToOne"] == true {
+					r["uri"] = "someone"
+				}
+			}))),
+
+		FirstCatalogue.fault("ROOM-USER-ONLY-ONE-TO-ONE/shape", "group rooms carry a user",
+			rooms("listUserRooms", func(c *call, r map[string]any) {
+				if r["oneToOne"] == false {
+					r["user"] = map[string]any{"id": "5f1a0c2b9d3e4f5a6b7c8d90", "username": "x", "displayName": "X", "url": "/x",
+						"avatarUrlSmall": "https://a.test/x", "avatarUrlMedium": "https://a.test/x"}
+				}
+			})),
+		ByClass.fault("ROOM-USER-ONLY-ONE-TO-ONE/shape#2", "channels carry a user in the channels list",
+			rooms("listUserChannels", func(c *call, r map[string]any) { r["user"] = anyUser(c) })),
+		ByClass.fault("ROOM-USER-ONLY-ONE-TO-ONE/shape#3", "organisation rooms embedded in the organisations list carry a user",
+			rooms("listUserOrgs", func(c *call, r map[string]any) { r["user"] = anyUser(c) })),
+		BlindRound2.fault("ROOM-USER-ONLY-ONE-TO-ONE/shape#4", "channels in the rooms list carry their owner as user",
+			rooms("listUserRooms", func(c *call, r map[string]any) {
+				if r["platformType"] != "USER_CHANNEL" {
+					return
+				}
+				for _, w := range c.st.world.Rooms {
+					if w.ID == asString(r["id"]) && w.Owner != "" {
+						t := c.st.byID[w.Owner].Token
+						if l := asList(c.doAs("GET", "/v1/user", nil, nil, &t).get()); len(l) == 1 {
+							r["user"] = l[0]
+						}
+					}
+				}
+			})),
+		ByClass.fault("ROOM-USER-ONLY-ONE-TO-ONE/intermittent", "one rooms list in three gives repository rooms a user",
+			everyNth(3, "listUserRooms", rooms("listUserRooms", func(c *call, r map[string]any) {
+				if r["platformType"] == "REPO" {
+					r["user"] = anyUser(c)
+				}
+			}))),
+
+		BlindRound1.fault("ROOM-HIDE/ignores-input", "hiding a room hides the first room of the user's list, whichever room the path names",
+			onRequest("hideUserRoom", func(c *call) {
+				if l := ids(c.do("GET", "/v1/user/"+c.user+"/rooms", nil, nil).get()); len(l) > 0 {
+					c.r.URL.Path = "/v1/user/" + c.user + "/rooms/" + l[0]
+				}
+			})),
+		BlindRound2.fault("ROOM-HIDE/ignores-input#2", "hiding works for repository rooms only; other rooms answer success and stay in the list",
+			answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+				if roomKind(c, c.room) == fixtures.Repo {
+					return next()
+				}
+				if y := c.do("GET", "/v1/user/"+c.user+"/rooms/"+c.room+"/unreadItems", nil, nil); !y.ok() {
+					return y
+				}
+				return succeed()
+			})),
+		ByClass.fault("ROOM-HIDE/wrong-subject", "hiding a room hides every room of the user but that one",
+			answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+				x := c.do("GET", "/v1/user/"+c.user+"/rooms/"+c.room+"/unreadItems", nil, nil)
+				if !x.ok() {
+					return x
+				}
+				for _, id := range ids(c.do("GET", "/v1/user/"+c.user+"/rooms", nil, nil).get()) {
+					if id != c.room {
+						c.do("DELETE", "/v1/user/"+c.user+"/rooms/"+id, nil, nil)
+					}
+				}
+				return succeed()
+			})),
+		BlindRound2.fault("ROOM-HIDE/wrong-subject#2", "hiding a room hides it for the first user, whoever asks",
+			onRequest("hideUserRoom", func(c *call) {
+				c.r.URL.Path = "/v1/user/" + c.st.first.ID + "/rooms/" + c.room
+				setToken(c.r, c.st.first.Token)
+			})),
+		ByClass.fault("ROOM-HIDE/not-stored", "hiding answers success and hides nothing",
+			answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+				if x := c.do("GET", "/v1/user/"+c.user+"/rooms/"+c.room+"/unreadItems", nil, nil); !x.ok() {
+					return x
+				}
+				return succeed()
+			})),
+		BlindRound2.fault("ROOM-HIDE/not-stored#2", "a hidden room is left out of the next rooms list only; later lists show it again",
+			answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+				if y := c.do("GET", "/v1/user/"+c.user+"/rooms/"+c.room+"/unreadItems", nil, nil); !y.ok() {
+					return y
+				}
+				me, _ := c.caller()
+				c.st.setValue("b3-hide:"+me.ID+":"+c.room, true)
+				return succeed()
+			}),
+			onSuccess("listUserRooms", func(c *call, x *reply) {
+				me, _ := c.caller()
+				x.set(filter(x.get(), func(r map[string]any) bool {
+					key := "b3-hide:" + me.ID + ":" + asString(r["id"])
+					if v, _ := c.st.value(key); v == true {
+						c.st.setValue(key, false)
+						return false
+					}
+					return true
+				}))
+			})),
+		ByClass.fault("ROOM-HIDE/too-wide", "hiding a room hides it for every member",
+			onSuccess("hideUserRoom", func(c *call, x *reply) {
+				for _, t := range memberTokens(c, c.room) {
+					c.doAs("DELETE", "/v1/user/me/rooms/"+c.room, nil, nil, &t)
+				}
+			})),
+		FirstCatalogue.fault("ROOM-HIDE/shape", "hiding a room fails with 500",
+			onReply("hideUserRoom", func(c *call, x *reply) {
+				*x = *refuse(http.StatusInternalServerError, "hide")
+			})),
+		ByClass.fault("ROOM-HIDE/intermittent", "one hide in two answers success and hides nothing",
+			everyNth(2, "hideUserRoom", func(c *call, next func() *reply) *reply { return succeed() })),
+
+		ByClass.fault("CHANNEL-LIST/wrong-subject", "the channels list also holds the user's repository rooms",
+			onSuccess("listUserChannels", func(c *call, x *reply) {
+				for _, r := range asList(c.do("GET", "/v1/user/"+c.user+"/rooms", nil, nil).get()) {
+					if m, _ := r.(map[string]any); m != nil && m["platformType"] == "REPO" {
+						x.set(append(asList(x.get()), r))
+					}
+				}
+			})),
+		ByClass.fault("CHANNEL-LIST/wrong-subject#2", "the channels list is always empty",
+			onSuccess("listUserChannels", func(c *call, x *reply) { x.set([]any{}) })),
+		BlindRound2.fault("CHANNEL-LIST/wrong-subject#3", "every caller gets the first user's channels list",
+			answer("listUserChannels", func(c *call, next func() *reply) *reply {
+				if me, ok := c.caller(); !ok || me.ID == c.st.first.ID {
+					return next()
+				}
+				return c.doAs("GET", "/v1/user/"+c.st.first.ID+"/channels", nil, nil, &c.st.first.Token)
+			})),
+		ByClass.fault("CHANNEL-LIST/too-wide", "the channels list holds every user's channels",
+			onSuccess("listUserChannels", func(c *call, x *reply) {
+				seen := map[string]bool{}
+				var all []any
+				for _, u := range c.st.world.Users {
+					for _, r := range asList(c.doAs("GET", "/v1/user/me/channels", nil, nil, &u.Token).get()) {
+						if id := asString(r.(map[string]any)["id"]); !seen[id] {
+							seen[id] = true
+							all = append(all, r)
+						}
+					}
+				}
+				x.set(all)
+			})),
+		FirstCatalogue.fault("CHANNEL-LIST/shape", "the channels list says its rooms are repository rooms",
+			rooms("listUserChannels", func(c *call, r map[string]any) { r["platformType"] = "REPO" })),
+		BlindRound1.fault("CHANNEL-LIST/shape#2", "an empty channels list is null",
+			onSuccess("listUserChannels", func(c *call, x *reply) {
+				if l, ok := x.get().([]any); ok && len(l) == 0 {
+					x.setRaw([]byte("null"))
+				}
+			})),
+		ByClass.fault("CHANNEL-LIST/intermittent", "one channels list in three says REPO",
+			everyNth(3, "listUserChannels", channelList(func(r map[string]any) { r["platformType"] = "REPO" }))),
+
+		FirstCatalogue.fault("CHANNEL-NO-USERCOUNT/shape", "channels carry userCount",
+			rooms("listUserChannels", func(c *call, r map[string]any) { r["userCount"] = 3 })),
+		ByClass.fault("CHANNEL-NO-USERCOUNT/shape#2", "channels in the rooms list carry userCount",
+			roomList(func(r map[string]any) {
+				if r["platformType"] == "USER_CHANNEL" {
+					r["userCount"] = 0
+				}
+			})),
+		ByClass.fault("CHANNEL-NO-USERCOUNT/shape#3", "channels carry userCount null", channelList(func(r map[string]any) { r["userCount"] = nil })),
+		ByClass.fault("CHANNEL-NO-USERCOUNT/intermittent", "one channels list in three carries userCount",
+			everyNth(3, "listUserChannels", channelList(func(r map[string]any) { r["userCount"] = 3 }))),
+
+		FirstCatalogue.fault("CHANNEL-SECURITY/shape", "channels carry no security",
+			rooms("listUserChannels", func(c *call, r map[string]any) { delete(r, "security") })),
+		ByClass.fault("CHANNEL-SECURITY/shape#2", "channel security is a boolean", channelList(func(r map[string]any) { r["security"] = true })),
+		ByClass.fault("CHANNEL-SECURITY/shape#3", "channels in the rooms list carry no security",
+			roomList(func(r map[string]any) {
+				if r["platformType"] == "USER_CHANNEL" {
+					delete(r, "security")
+				}
+			})),
+		ByClass.fault("CHANNEL-SECURITY/intermittent", "one channels list in three carries no security",
+			everyNth(3, "listUserChannels", channelList(func(r map[string]any) { delete(r, "security") }))),
+
+		ByClass.fault("ORG-LIST/too-wide", "the organisations list holds organisations the user is not in",
+			onSuccess("listUserOrgs", func(c *call, x *reply) {
+				me, _ := c.caller()
+				for _, o := range c.st.world.Orgs {
+					if !contains(o.Members, me.ID) {
+						x.set(append(asList(x.get()), map[string]any{"id": o.ID, "name": o.Name, "avatar_url": o.AvatarURL}))
+					}
+				}
+			})),
+		FirstCatalogue.fault("ORG-LIST/shape", "organisation ids are strings",
+			messages("listUserOrgs", func(c *call, o map[string]any) { o["id"] = fmt.Sprint(o["id"]) })),
+		ByClass.fault("ORG-LIST/shape#2", "avatar_url is a relative path", messages("listUserOrgs", func(c *call, o map[string]any) { o["avatar_url"] = "org.png" })),
+		ByClass.fault("ORG-LIST/shape#3", "organisations have no name", messages("listUserOrgs", func(c *call, o map[string]any) { delete(o, "name") })),
+		ByClass.fault("ORG-LIST/intermittent", "one organisations list in three has string ids",
+			everyNth(3, "listUserOrgs", messages("listUserOrgs", func(c *call, o map[string]any) { o["id"] = strconv.Itoa(asInt(o["id"])) }))),
+
+		ByClass.fault("ORG-ROOM/wrong-subject", "each organisation embeds the room of the next one", rotateRooms("listUserOrgs")),
+		FirstCatalogue.fault("ORG-ROOM/shape", "organisations without a room embed an empty one",
+			messages("listUserOrgs", func(c *call, o map[string]any) {
+				if _, ok := o["room"]; !ok {
+					o["room"] = map[string]any{}
+				}
+			})),
+		ByClass.fault("ORG-ROOM/shape#2", "organisations that have a room leave it out", messages("listUserOrgs", func(c *call, o map[string]any) { delete(o, "room") })),
+		ByClass.fault("ORG-ROOM/intermittent", "one organisations list in three embeds an empty room where there is none",
+			everyNth(3, "listUserOrgs", messages("listUserOrgs", func(c *call, o map[string]any) {
+				if _, ok := o["room"]; !ok {
+					o["room"] = map[string]any{}
+				}
+			}))),
+
+		FirstCatalogue.fault("REPO-LIST/shape", "repositories carry no uri",
+			messages("listUserRepos", func(c *call, p map[string]any) { delete(p, "uri") })),
+		ByClass.fault("REPO-LIST/shape#2", "private is a string", messages("listUserRepos", func(c *call, p map[string]any) { p["private"] = strconv.FormatBool(p["private"] == true) })),
+		ByClass.fault("REPO-LIST/shape#3", "repository ids are strings", messages("listUserRepos", func(c *call, p map[string]any) { p["id"] = strconv.Itoa(asInt(p["id"])) })),
+		ByClass.fault("REPO-LIST/intermittent", "one repositories list in three carries no uri",
+			everyNth(3, "listUserRepos", messages("listUserRepos", func(c *call, p map[string]any) { delete(p, "uri") }))),
+
+		ByClass.fault("REPO-ROOM/wrong-subject", "each repository embeds the room of the next one", rotateRooms("listUserRepos")),
+		FirstCatalogue.fault("REPO-ROOM/shape", "a repository's room is its name, not a Room",
+			messages("listUserRepos", func(c *call, p map[string]any) {
+				if _, ok := p["room"]; ok {
+					p["room"] = p["name"]
+				}
+			})),
+		ByClass.fault("REPO-ROOM/shape#2", "repositories that have a room leave it out", messages("listUserRepos", func(c *call, p map[string]any) { delete(p, "room") })),
+		ByClass.fault("REPO-ROOM/shape#3", "repositories without a room say room: null",
+			messages("listUserRepos", func(c *call, p map[string]any) {
+				if _, ok := p["room"]; !ok {
+					p["room"] = nil
+				}
+			})),
+
+		FirstCatalogue.fault("REPO-PRIVATE-GRANTED/wrong-subject", "private repositories are hidden from everyone",
+			onSuccess("listUserRepos", func(c *call, x *reply) {
+				x.set(filter(x.get(), func(p map[string]any) bool { return p["private"] != true }))
+			})),
+		ByClass.fault("REPO-PRIVATE-GRANTED/wrong-subject#2", "private repositories are shown to the first user only",
+			onSuccess("listUserRepos", func(c *call, x *reply) {
+				if me, _ := c.caller(); me.ID != c.st.first.ID {
+					x.set(filter(x.get(), func(p map[string]any) bool { return p["private"] != true }))
+				}
+			})),
+		ByClass.fault("REPO-PRIVATE-GRANTED/intermittent", "one repositories list in two hides private repositories",
+			everyNth(2, "listUserRepos", onSuccess("listUserRepos", func(c *call, x *reply) {
+				x.set(filter(x.get(), func(p map[string]any) bool { return p["private"] != true }))
+			}))),
+
+		BlindRound2.fault("REPO-PRIVATE-WITHHELD/ignores-input", "with the token in the query, the repositories list shows the caller's private repositories though access was never granted",
+			func(c *call, next func() *reply) *reply {
+				if c.query().Has("access_token") {
+					return privateReposForAll()(c, next)
+				}
+				return next()
+			}),
+		FirstCatalogue.fault("REPO-PRIVATE-WITHHELD/too-wide", "private repositories are shown to everyone", privateReposForAll()),
+		ByClass.fault("REPO-PRIVATE-WITHHELD/shape", "private repositories are shown to everyone, marked private false",
+			privateReposForAll(), messages("listUserRepos", func(c *call, p map[string]any) {
+				if me, _ := c.caller(); !me.PrivateReposGranted {
+					p["private"] = false
+				}
+			})),
+		ByClass.fault("REPO-PRIVATE-WITHHELD/intermittent", "one repositories list in two shows private repositories to everyone",
+			everyNth(2, "listUserRepos", privateReposForAll())),
+	}
+}
+
+// roomVariants choose differently in what rooms hold, which rooms the lists
+// show and in which order, and how hiding a room answers and how long it
+// lasts.
+func roomVariants() []Variant {
+	return []Variant{
+		{Name: "minimal-rooms", Origin: FirstCatalogue, What: "sends rooms with only the fields the document requires of them",
+			steps: []step{rooms("rooms", func(c *call, room map[string]any) {
+				for _, k := range []string{"topic", "lurk", "v", "unreadItems", "mentions", "lastAccessTime", "name", "url"} {
+					delete(room, k)
+				}
+				if room["platformType"] != "USER_CHANNEL" {
+					delete(room, "security")
+				}
+				if room["oneToOne"] != true {
+					delete(room, "uri")
+				}
+			})}},
+		{Name: "hidden-rooms-stay-hidden", Origin: OpenPoints, What: "a hidden room never comes back to the user's rooms list, not even after the user posts in it",
+			steps: []step{
+				onSuccess("hideUserRoom", func(c *call, x *reply) {
+					me, _ := c.caller()
+					c.st.add("hidden:"+me.ID, c.room, 1)
+				}),
+				onSuccess("listUserRooms", func(c *call, x *reply) {
+					me, _ := c.caller()
+					x.set(filter(x.get(), func(r map[string]any) bool { return c.st.get("hidden:"+me.ID, asString(r["id"])) == 0 }))
+				}),
+			}},
+		{Name: "rooms-only-id", Origin: OpenPoints, What: "sends rooms with only their id, and security on channels",
+			steps: []step{rooms("rooms", func(c *call, r map[string]any) {
+				channel := r["platformType"] == "USER_CHANNEL"
+				for k := range r {
+					if k != "id" && !(k == "security" && channel) {
+						delete(r, k)
+					}
+				}
+			})}},
+		{Name: "rooms-without-channels", Origin: BlindRound1, What: "leaves channels out of the rooms list (the document names one-to-one, organisation and repository rooms there)",
+			steps: []step{onSuccess("listUserRooms", func(c *call, x *reply) {
+				x.set(filter(x.get(), func(r map[string]any) bool { return r["platformType"] != "USER_CHANNEL" }))
+			})}},
+		{Name: "hidden-until-any-post", Origin: BlindRound1, What: "brings a hidden room back to the user's rooms list as soon as anyone posts in it, not only the user",
+			steps: []step{
+				answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+					if y := c.do("GET", "/v1/user/"+c.user+"/rooms/"+c.room+"/unreadItems", nil, nil); !y.ok() {
+						return y
+					}
+					me, _ := c.caller()
+					c.st.stamp("b-hide:"+me.ID+":"+c.room, time.Now())
+					return succeed()
+				}),
+				onSuccess("sendMessage", func(c *call, x *reply) { c.st.stamp("b-post:"+c.room, time.Now()) }),
+				onSuccess("listUserRooms", func(c *call, x *reply) {
+					me, _ := c.caller()
+					x.set(filter(x.get(), func(r map[string]any) bool {
+						id := asString(r["id"])
+						hid := c.st.when("b-hide:" + me.ID + ":" + id)
+						return hid.IsZero() || c.st.when("b-post:"+id).After(hid)
+					}))
+				}),
+			}},
+		{Name: "channels-owned-only", Origin: BlindRound1, What: "lists under a user's channels only the channels that user owns, not those joined (unsure: the document says channels that belong to a user, which may mean owned)",
+			steps: []step{onSuccess("listUserChannels", func(c *call, x *reply) {
+				me, _ := c.caller()
+				owner := map[string]string{}
+				for _, r := range c.st.world.Rooms {
+					owner[r.ID] = r.Owner
+				}
+				x.set(filter(x.get(), func(r map[string]any) bool { return owner[asString(r["id"])] == me.ID }))
+			})}},
+		{Name: "other-lists-reversed", Origin: BlindRound2, What: "lists rooms, organisations, repositories, channels and unread ids in reverse of the reference's order",
+			steps: []step{
+				onSuccess("rooms", func(c *call, x *reply) { slices.Reverse(asList(x.get())) }),
+				messages("getUnreadItems", func(c *call, u map[string]any) {
+					slices.Reverse(asList(u["chat"]))
+					slices.Reverse(asList(u["mention"]))
+				}),
+			}},
+		{Name: "hide-answers-room", Origin: BlindRound2, What: "answers hiding a room with the Room object as it was before it was hidden",
+			steps: []step{answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+				var room any
+				each(c.do("GET", "/v1/user/"+c.user+"/rooms", nil, nil).get(), func(r map[string]any) {
+					if asString(r["id"]) == c.room {
+						room = r
+					}
+				})
+				x := next()
+				if x.ok() && room != nil {
+					x.set(room)
+				}
+				return x
+			})}},
+		{Name: "hide-again-404", Origin: BlindRound2, What: "answers 404 to hiding a room that is not in the user's rooms list (already hidden)",
+			steps: []step{answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+				listed := slices.Contains(ids(c.do("GET", "/v1/user/"+c.user+"/rooms", nil, nil).get()), c.room)
+				if me, ok := c.caller(); ok && !listed && c.st.get("b3-hidden:"+me.ID, c.room) > 0 {
+					return refuse(http.StatusNotFound, "room not in the user's list")
+				}
+				x := next()
+				if me, ok := c.caller(); ok && x.ok() {
+					c.st.add("b3-hidden:"+me.ID, c.room, 1)
+				}
+				return x
+			})}},
+		{Name: "access-time-on-read", Origin: BlindRound2, What: "sets a room's lastAccessTime when the user reads its messages, not only when the user posts (unsure: GET must not alter state, but lastAccessTime says when the user last accessed the room)",
+			steps: []step{
+				onSuccess("listMessages getMessage", func(c *call, x *reply) {
+					if me, ok := c.caller(); ok {
+						c.st.stamp("b3-access:"+me.ID+":"+c.room, time.Now())
+					}
+				}),
+				rooms("rooms", func(c *call, r map[string]any) {
+					me, _ := c.caller()
+					if t := c.st.when("b3-access:" + me.ID + ":" + asString(r["id"])); !t.IsZero() {
+						if old, err := time.Parse(time.RFC3339Nano, asString(r["lastAccessTime"])); err != nil || t.After(old) {
+							r["lastAccessTime"] = t.UTC().Format("2006-01-02T15:04:05.000Z")
+						}
+					}
+				}),
+			}},
+	}
+}
+
+// roomList applies f to every room of the rooms list.
+func roomList(f func(r map[string]any)) step {
+	return rooms("listUserRooms", func(c *call, r map[string]any) { f(r) })
+}
+
+// channelList applies f to every room of the channels list.
+func channelList(f func(r map[string]any)) step {
+	return rooms("listUserChannels", func(c *call, r map[string]any) { f(r) })
+}
+
+// privateReposForAll adds the caller's private repositories to the list of
+// a caller who never granted access to them.
+func privateReposForAll() step {
+	return onSuccess("listUserRepos", func(c *call, x *reply) {
+		me, ok := c.caller()
+		if !ok || me.PrivateReposGranted {
+			return
+		}
+		roomsByID := map[string]any{}
+		each(c.do("GET", "/v1/user/"+c.user+"/rooms", nil, nil).get(), func(r map[string]any) { roomsByID[asString(r["id"])] = r })
+		list := asList(x.get())
+		for _, p := range c.st.world.Repos {
+			if !p.Private || !contains(p.Members, me.ID) {
+				continue
+			}
+			e := map[string]any{"id": p.ID, "name": p.Name, "uri": p.URI, "private": true}
+			if r, ok := roomsByID[p.RoomID]; ok {
+				e["room"] = r
+			}
+			list = append(list, e)
+		}
+		x.set(list)
+	})
+}
+
+// dropRooms leaves rooms of a kind out of the rooms list.
+func dropRooms(kind string) step {
+	return onSuccess("listUserRooms", func(c *call, x *reply) {
+		x.set(filter(x.get(), func(r map[string]any) bool { return r["platformType"] != kind }))
+	})
+}
+
+// anyUser is a User object of the world (the first user).
+func anyUser(c *call) any {
+	if l := asList(c.doAs("GET", "/v1/user", nil, nil, &c.st.first.Token).get()); len(l) == 1 {
+		return l[0]
+	}
+	return map[string]any{}
+}
+
+// memberTokens lists the tokens of a room's members.
+func memberTokens(c *call, room string) []string {
+	var out []string
+	for _, r := range c.st.world.Rooms {
+		if r.ID == room {
+			for _, id := range r.Members {
+				out = append(out, c.st.byID[id].Token)
+			}
+		}
+	}
+	return out
+}
+
+// rotateRooms embeds in each entry the room of the next entry that has one.
+func rotateRooms(op string) step {
+	return onSuccess(op, func(c *call, x *reply) {
+		var with []map[string]any
+		each(x.get(), func(e map[string]any) {
+			if _, ok := e["room"]; ok {
+				with = append(with, e)
+			}
+		})
+		if len(with) < 2 {
+			return
+		}
+		first := with[0]["room"]
+		for i := range with[:len(with)-1] {
+			with[i]["room"] = with[i+1]["room"]
+		}
+		with[len(with)-1]["room"] = first
+	})
+}
+
+// roomKind is the kind (platformType) of a room of the world, "" for a room
+// it does not know.
+func roomKind(c *call, id string) string {
+	for _, r := range c.st.world.Rooms {
+		if r.ID == id {
+			return r.Kind
+		}
+	}
+	return ""
+}

@@ -1,0 +1,244 @@
+package selftest
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// searchFaults break the requirement of search (SEARCH-*): q on the message
+// list.
+func searchFaults() []Fault {
+	return []Fault{
+		ByClass.fault("SEARCH-Q/ignores-input", "q is ignored: the newest page comes back", dropParam("q")),
+		BlindRound2.fault("SEARCH-Q/ignores-input#2", "a search of several words looks for the first word only",
+			onRequest("listMessages", func(c *call) {
+				if terms := strings.Fields(c.query().Get("q")); len(terms) > 1 {
+					setParam(c, "q", terms[0])
+				}
+			})),
+		FirstCatalogue.fault("SEARCH-Q/wrong-subject", "a search finds nothing",
+			onSuccess("listMessages", func(c *call, x *reply) {
+				if c.query().Get("q") != "" {
+					x.set([]any{})
+				}
+			})),
+		BlindRound1.fault("SEARCH-Q/wrong-subject#2", "a search looks at the room's newest 50 messages only",
+			answer("listMessages", func(c *call, next func() *reply) *reply {
+				q := c.query()
+				terms := strings.Fields(strings.ToLower(q.Get("q")))
+				if len(terms) == 0 || has(q, "beforeId") || has(q, "afterId") || has(q, "aroundId") || has(q, "skip") {
+					return next()
+				}
+				limit := 50
+				if n, ok := c.intParam("limit"); ok && n > 0 {
+					limit = min(n, 100)
+				}
+				x := c.do("GET", c.r.URL.Path, url.Values{"limit": {"50"}}, nil)
+				if !x.ok() {
+					return next()
+				}
+				found := filter(x.get(), func(m map[string]any) bool {
+					text := strings.ToLower(asString(m["text"]))
+					for _, t := range terms {
+						if !strings.Contains(text, t) {
+							return false
+						}
+					}
+					return true
+				})
+				l := asList(found)
+				x.set(l[max(0, len(l)-limit):])
+				return x
+			})),
+		BlindRound2.fault("SEARCH-Q/wrong-subject#3", "a search matches only texts that start with the query",
+			onSuccess("listMessages", func(c *call, x *reply) {
+				s := strings.ToLower(strings.TrimSpace(c.query().Get("q")))
+				if s == "" {
+					return
+				}
+				x.set(filter(x.get(), func(m map[string]any) bool { return strings.HasPrefix(strings.ToLower(asString(m["text"])), s) }))
+			})),
+		ByClass.fault("SEARCH-Q/stale-derived", "search finds only messages of the seeded history",
+			onSuccess("listMessages", func(c *call, x *reply) {
+				if c.query().Get("q") != "" {
+					x.set(filter(x.get(), func(m map[string]any) bool { _, old := c.st.readBy[asString(m["id"])]; return old }))
+				}
+			})),
+		BlindRound2.fault("SEARCH-Q/stale-derived#2", "search matches an edited message by its text before the edit, not the new one",
+			answer("updateMessage", func(c *call, next func() *reply) *reply {
+				old, _ := c.do("GET", c.r.URL.Path, nil, nil).get().(map[string]any)
+				x := next()
+				if x.ok() && old != nil {
+					if _, seen := c.st.value("b3-indexed:" + c.msg); !seen {
+						c.st.setValue("b3-indexed:"+c.msg, old["text"])
+					}
+					c.st.add("b3-edited:"+c.room, c.msg, 1)
+				}
+				return x
+			}),
+			onSuccess("listMessages", func(c *call, x *reply) {
+				q := c.query()
+				terms := strings.Fields(strings.ToLower(q.Get("q")))
+				if len(terms) == 0 {
+					return
+				}
+				indexed := func(id string) (string, bool) {
+					v, ok := c.st.value("b3-indexed:" + id)
+					return asString(v), ok
+				}
+				list := asList(filter(x.get(), func(m map[string]any) bool {
+					old, ok := indexed(asString(m["id"]))
+					return !ok || matchesAll(old, terms)
+				}))
+				have := ids(list)
+				for _, id := range sortedKeys(c, "b3-edited:"+c.room) {
+					if old, _ := indexed(id); matchesAll(old, terms) && !slices.Contains(have, id) {
+						if m, ok := c.do("GET", "/v1/rooms/"+c.room+"/chatMessages/"+id, nil, nil).get().(map[string]any); ok {
+							list = append(list, m)
+						}
+					}
+				}
+				sortBySent(list)
+				x.set(list)
+			})),
+		BlindRound1.fault("SEARCH-Q/too-wide", "a search returns matches from every room of the caller, not only the room of the path",
+			onSuccess("listMessages", func(c *call, x *reply) {
+				q := c.query()
+				if !has(q, "q") || has(q, "beforeId") || has(q, "afterId") || has(q, "aroundId") {
+					return
+				}
+				me, _ := c.caller()
+				list := asList(x.get())
+				search := url.Values{"q": {q.Get("q")}}
+				for _, r := range c.st.world.Rooms {
+					if r.ID != c.room && contains(r.Members, me.ID) {
+						list = append(list, asList(c.do("GET", "/v1/rooms/"+r.ID+"/chatMessages", search, nil).get())...)
+					}
+				}
+				sortBySent(list)
+				limit := 50
+				if n, ok := c.intParam("limit"); ok && n > 0 {
+					limit = min(n, 100)
+				}
+				x.set(list[max(0, len(list)-limit):])
+			})),
+		ByClass.fault("SEARCH-Q/intermittent", "one search in two finds nothing",
+			everyNth(2, "listMessages", onSuccess("listMessages", func(c *call, x *reply) {
+				if c.query().Get("q") != "" {
+					x.set([]any{})
+				}
+			}))),
+	}
+}
+
+// searchVariants choose differently in what a search matches, in which order
+// and how many, and what it makes of cursors.
+func searchVariants() []Variant {
+	return []Variant{
+		{Name: "search-newest-first", Origin: FirstCatalogue, What: "returns search results newest first",
+			steps: []step{onSuccess("listMessages", func(c *call, x *reply) {
+				if c.query().Get("q") != "" {
+					slices.Reverse(asList(x.get()))
+				}
+			})}},
+		{Name: "search-whole-words", Origin: OpenPoints, What: "search matches whole words of the text, not substrings",
+			steps: []step{onSuccess("listMessages", func(c *call, x *reply) {
+				terms := strings.Fields(strings.ToLower(c.query().Get("q")))
+				if len(terms) == 0 {
+					return
+				}
+				x.set(filter(x.get(), func(m map[string]any) bool {
+					words := map[string]bool{}
+					for _, w := range wordSplit.Split(strings.ToLower(asString(m["text"])), -1) {
+						words[w] = true
+					}
+					for _, t := range terms {
+						if !words[t] {
+							return false
+						}
+					}
+					return true
+				}))
+			})}},
+		{Name: "search-case-sensitive", Origin: BlindRound1, What: "matches search terms case-sensitively",
+			steps: []step{onSuccess("listMessages", func(c *call, x *reply) {
+				terms := strings.Fields(c.query().Get("q"))
+				if len(terms) == 0 {
+					return
+				}
+				x.set(filter(x.get(), func(m map[string]any) bool {
+					for _, t := range terms {
+						if !strings.Contains(asString(m["text"]), t) {
+							return false
+						}
+					}
+					return true
+				}))
+			})}},
+		{Name: "search-ignores-cursors", Origin: BlindRound2, What: "ignores beforeId and afterId in a search (with q): the newest matches come back",
+			steps: []step{onRequest("listMessages", func(c *call) {
+				if c.query().Get("q") != "" {
+					setParam(c, "beforeId", "")
+					setParam(c, "afterId", "")
+				}
+			})}},
+		{Name: "search-any-term", Origin: BlindRound2, What: "matches a search of several words when any one of them occurs (or, not and); a one-word search is as the reference's",
+			steps: []step{answer("listMessages", func(c *call, next func() *reply) *reply {
+				q := c.query()
+				terms := strings.Fields(q.Get("q"))
+				limit, ok := pageLimit(q)
+				if len(terms) < 2 || !ok {
+					return next()
+				}
+				var list []any
+				var seen []string
+				for _, t := range terms {
+					one := url.Values{}
+					for k, v := range q {
+						if k != "access_token" {
+							one[k] = v
+						}
+					}
+					one.Set("q", t)
+					y := c.do("GET", c.r.URL.Path, one, nil)
+					if !y.ok() {
+						return y
+					}
+					each(y.get(), func(m map[string]any) {
+						if id := asString(m["id"]); !slices.Contains(seen, id) {
+							seen = append(seen, id)
+							list = append(list, m)
+						}
+					})
+				}
+				sortBySent(list)
+				x := &reply{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}}
+				x.set(list[max(0, len(list)-limit):])
+				return x
+			})}},
+		{Name: "search-max-20", Origin: BlindRound2, What: "returns at most 20 matches to a search, whatever limit asks for (limit is a maximum)",
+			steps: []step{onRequest("listMessages", func(c *call) {
+				if q := c.query(); q.Get("q") != "" {
+					if n, ok := pageLimit(q); ok && n > 20 {
+						setParam(c, "limit", "20")
+					}
+				}
+			})}},
+	}
+}
+
+var wordSplit = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
+
+// matchesAll reports whether text holds every term, without regard to case.
+func matchesAll(text string, terms []string) bool {
+	text = strings.ToLower(text)
+	for _, t := range terms {
+		if !strings.Contains(text, t) {
+			return false
+		}
+	}
+	return true
+}
