@@ -47,8 +47,8 @@ func paginationSpecs(d decl) {
 						for _, m := range page {
 							Expect(inPage).NotTo(HaveKey(m.ID), "message %s came twice in page %d", m.ID, pages)
 							inPage[m.ID] = true
-							if cursor != nil && order.older(*cursor, m) {
-								Fail(fmt.Sprintf("page %d (beforeId=%s) holds %s, which is newer than the cursor: the walk would repeat messages", pages, cursor.ID, m.ID))
+							if cursor != nil && (m.ID == cursor.ID || order.older(*cursor, m)) {
+								Fail(fmt.Sprintf("page %d (beforeId=%s) holds %s, which is the cursor or newer than it: the walk would repeat messages", pages, cursor.ID, m.ID))
 							}
 							seen[m.ID] = true
 							if parseTime(m.Sent).Before(firstSent) {
