@@ -23,7 +23,7 @@ import (
 	"github.com/chatrooms/conformance/suites/target"
 )
 
-const usage = `chatref serves the reference Chat Rooms REST API over HTTPS.
+var usage = `chatref serves the reference Chat Rooms REST API over HTTPS.
 
 Usage:
   chatref [flags]
@@ -40,6 +40,16 @@ Examples:
   # Any free port (the real URL is printed on start); writes /tmp/t.yaml and
   # /tmp/t-ca.pem:
   chatref --addr 127.0.0.1:0 --seed 7 --target-out /tmp/t.yaml
+
+  # Another world: three users; users 1 and 2 share a repository room of 40
+  # messages (the write room); user 1 has one one-to-one room, empty, which
+  # the description allows to hide; user 3 alone has a channel whose
+  # messages share sent times. The description stays true for the shape:
+  chatref --addr 127.0.0.1:0 --shape 'users=3,granted=1,repo=12:40w,one=13:0h,chan=3:5t' --target-out t.yaml
+
+World shapes (--shape, --shape-file; without them, the standard world):
+` + indent(fixtures.ShapeSyntax) + `
+  The standard world is: ` + fixtures.Default().String() + `
 
 Limits (meant for a server shared by many clients; see go doc reference):
   a request's headers must arrive within 5s and the whole request within 15s;
@@ -76,6 +86,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	certFile := fs.String("tls-cert", "", "PEM certificate `file` (default: a self-signed one made at start)")
 	keyFile := fs.String("tls-key", "", "PEM private key `file` for --tls-cert")
 	targetOut := fs.String("target-out", "", "write a target description for chatconform to this `file`")
+	shapeText := fs.String("shape", "", "the `shape` of the world (see World shapes above; default: the standard world)")
+	shapeFile := fs.String("shape-file", "", "read the shape of the world from this `file` (# starts a comment)")
 	rateLimit := fs.Int("rate-limit", 0, "`requests` per user per 60-second window; 0 turns rate limiting off. A whole chatconform run sends about 1,600 requests, most as user 1, within a minute: 2000 lets it through; with less, throttle chatconform to --rate N/60 per second and give it --check-timeout 10m (a pagination walk alone sends over 250 requests)")
 	editWindow := fs.Duration("edit-window", reference.DefaultEditWindow, "how long after sending a message may be edited")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
@@ -103,7 +115,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	world, err := fixtures.Generate(*seed)
+	shape, err := readShape(*shapeText, *shapeFile)
+	if err != nil {
+		return err
+	}
+	world, err := fixtures.GenerateShape(*seed, shape)
 	if err != nil {
 		return err
 	}
@@ -132,6 +148,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		reference.New(world, reference.Config{RateLimit: *rateLimit, EditWindow: *editWindow, Logger: log}),
 		&tls.Config{Certificates: []tls.Certificate{cert}}, log)
 	fmt.Fprintf(stdout, "chatref: serving %s (seed %d, %d users)\n", url, *seed, len(world.Users))
+	if *shapeText != "" || *shapeFile != "" {
+		fmt.Fprintf(stdout, "chatref: world shape %s\n", shape)
+	}
 	if *targetOut != "" {
 		fmt.Fprintf(stdout, "chatref: target description written to %s\n", *targetOut)
 	} else {
@@ -188,3 +207,37 @@ func writeTarget(path, url string, w *fixtures.World, caPEM []byte, certFile str
 	header := "# Target description written by chatref; use it with: chatconform --target " + path + "\n"
 	return os.WriteFile(path, append([]byte(header), out...), 0o600)
 }
+
+// readShape is the shape --shape or --shape-file gives (not both), or the
+// standard one.
+func readShape(text, file string) (fixtures.Shape, error) {
+	switch {
+	case text != "" && file != "":
+		return fixtures.Shape{}, errors.New("--shape and --shape-file: give one of them")
+	case file != "":
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return fixtures.Shape{}, fmt.Errorf("--shape-file: %w", err)
+		}
+		var lines []string
+		for _, l := range strings.Split(string(raw), "\n") {
+			l, _, _ = strings.Cut(l, "#")
+			lines = append(lines, l)
+		}
+		s, err := fixtures.ParseShape(strings.Join(lines, "\n"))
+		if err != nil {
+			return fixtures.Shape{}, fmt.Errorf("--shape-file %s: %w", file, err)
+		}
+		return s, nil
+	case text != "":
+		s, err := fixtures.ParseShape(text)
+		if err != nil {
+			return fixtures.Shape{}, fmt.Errorf("--shape: %w", err)
+		}
+		return s, nil
+	}
+	return fixtures.Default(), nil
+}
+
+// indent sets a block of text two spaces in, as the help text's sections are.
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }

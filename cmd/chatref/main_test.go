@@ -87,7 +87,8 @@ func TestRunServesTLSAndWritesAUsableTarget(t *testing.T) {
 }
 
 func TestRunRefusesBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--seed", "0"}, {"--tls-cert", "x.pem"}, {"--rate-limit", "-1"}, {"extra"}, {"--log-level", "loud"}} {
+	for _, args := range [][]string{{"--seed", "0"}, {"--tls-cert", "x.pem"}, {"--rate-limit", "-1"}, {"extra"}, {"--log-level", "loud"},
+		{"--shape", "users=9"}, {"--shape", "users=2,repo=12:1", "--shape-file", "s.txt"}, {"--shape-file", "/nonexistent/shape"}} {
 		var out, errw bytes.Buffer
 		err := run(context.Background(), args, func(string) string { return "" }, &out, &errw, options{})
 		if err == nil {
@@ -150,5 +151,51 @@ func TestHelpPrintsTheUsage(t *testing.T) {
 		if strings.Contains(l, "curl --cacert target-ca.pem") && !strings.Contains(strings.Join(lines[max(0, i-4):i], "\n"), "chatref --target-out target.yaml") {
 			t.Errorf("the curl example does not follow the example that writes target-ca.pem:\n%s", usage)
 		}
+	}
+}
+
+// A shape from a file (with comments) makes the world the description
+// describes: as many users as the shape has, the flagged rooms named, no
+// room hint the shape cannot give.
+func TestShapeFileMakesTheDescribedWorld(t *testing.T) {
+	dir := t.TempDir()
+	shape := filepath.Join(dir, "shape.txt")
+	text := "# two users and a channel to write in\nusers=2, granted=2\nchan=12:3 # shared\none=12:0h\nrepo=2:1p\n"
+	if err := os.WriteFile(shape, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "t.yaml")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--shape-file", shape, "--target-out", out, "--log-level", "warn"},
+			func(string) string { return "" }, &stdout, &stderr, options{ready: func(string) { cancel() }})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not start")
+	}
+	d, err := target.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	granted := func(u int) string {
+		if d.Users[u].PrivateReposGranted == nil {
+			return "nil"
+		}
+		return fmt.Sprint(*d.Users[u].PrivateReposGranted)
+	}
+	if len(d.Users) != 2 || d.WriteRoom == "" || d.HideRoom == "" || d.HideRoom != d.Rooms.OneToOne || d.Rooms.Channel != d.WriteRoom ||
+		d.Rooms.Org != "" || d.Rooms.Repo != "" || granted(0) != "false" || granted(1) != "true" {
+		t.Errorf("description %+v, granted %s %s", d, granted(0), granted(1))
+	}
+	if !strings.Contains(stdout.String(), "world shape users=2,granted=2,repo=2:1p,one=12:0h,chan=12:3") {
+		t.Errorf("stdout %q", stdout.String())
 	}
 }

@@ -20,6 +20,7 @@ import (
 // Server is a running in-process reference server.
 type Server struct {
 	Target *target.Description
+	World  *fixtures.World // what it serves, as loaded (the server's own state is apart)
 	srv    *http.Server
 	dir    string
 }
@@ -27,7 +28,14 @@ type Server struct {
 // Start serves the world of seed over HTTPS on a random loopback port with a
 // fresh self-signed certificate. The caller must call Close.
 func Start(seed uint64, cfg reference.Config) (*Server, error) {
-	world, err := fixtures.Generate(seed)
+	return StartShape(seed, fixtures.Default(), cfg)
+}
+
+// StartShape is Start with the world of seed made in shape (see
+// fixtures.Shape); Target describes that world as chatref --shape
+// --target-out would.
+func StartShape(seed uint64, shape fixtures.Shape, cfg reference.Config) (*Server, error) {
+	world, err := fixtures.GenerateShape(seed, shape)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +57,7 @@ func Start(seed uint64, cfg reference.Config) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Server{dir: dir, srv: reference.NewHTTPServer(reference.New(world, cfg), &tls.Config{Certificates: []tls.Certificate{cert}}, nil)}
+	s := &Server{World: world, dir: dir, srv: reference.NewHTTPServer(reference.New(world, cfg), &tls.Config{Certificates: []tls.Certificate{cert}}, nil)}
 	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
 	s.Target = target.FromWorld(world, fmt.Sprintf("https://%s", ln.Addr()))
 	s.Target.CAFile = caFile

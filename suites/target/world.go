@@ -3,10 +3,16 @@ package target
 import "github.com/chatrooms/conformance/fixtures"
 
 // FromWorld describes a seeded world served at baseURL: its users with
-// their tokens and ids, and the rooms the world marks for the checks.
+// their tokens and ids, and the rooms the world marks for the checks. Each
+// room hint is there only when the world has such a room of user 1; a
+// world whose shape asks for no hints (hints=off) names no rooms and no
+// write room, leaving them to discovery, but still its room to hide.
 func FromWorld(w *fixtures.World, baseURL string) *Description {
-	d := &Description{BaseURL: baseURL, WriteRoom: w.Hints.WriteRoom, HideRoom: w.Hints.HideRoom,
-		Rooms: RoomHints{Org: w.Hints.Org, Repo: w.Hints.Repo, Channel: w.Hints.Channel, OneToOne: w.Hints.OneToOne}}
+	d := &Description{BaseURL: baseURL, HideRoom: w.Hints.HideRoom}
+	if !w.Shape.NoHints {
+		d.WriteRoom = w.Hints.WriteRoom
+		d.Rooms = RoomHints{Org: w.Hints.Org, Repo: w.Hints.Repo, Channel: w.Hints.Channel, OneToOne: w.Hints.OneToOne}
+	}
 	ownsPrivate := map[string]bool{}
 	for _, r := range w.Repos {
 		if r.Private {

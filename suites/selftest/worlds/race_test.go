@@ -1,0 +1,5 @@
+//go:build race
+
+package worlds
+
+const raceEnabled = true
