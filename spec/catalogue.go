@@ -56,12 +56,16 @@ func (c *Catalogue) IDs() []string {
 // Sections are the headings of the API document a core requirement may cite
 // ("Endpoints > Details 11" cites item 11 of the Details under Endpoints;
 // "What the service does > Conventions" cites the list of conventions). Reference
-// requirements cite a row of DESIGN.md section 5 as "DESIGN 5: <point>".
+// requirements name the point the document leaves open that the reference
+// server decides, as "Reference decision: <point>".
 var Sections = []string{
 	"What the service does", "Resources and their fields",
 	"States and transitions", "Endpoints", "Pagination of messages",
 	"Authentication", "Events", "Errors", "Limits", "Versioning",
 }
+
+// ReferenceSection starts the section of every reference requirement.
+const ReferenceSection = "Reference decision: "
 
 var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
 
@@ -108,8 +112,8 @@ func (r Requirement) check() error {
 		return fmt.Errorf("%s: not checkable but no reason given", r.ID)
 	}
 	if r.Level == Reference {
-		if !strings.HasPrefix(r.Section, "DESIGN 5: ") {
-			return fmt.Errorf("%s: a reference requirement cites a DESIGN 5 row, not %q", r.ID, r.Section)
+		if !strings.HasPrefix(r.Section, ReferenceSection) {
+			return fmt.Errorf("%s: a reference requirement's section is %q and the point the document leaves open, not %q", r.ID, ReferenceSection, r.Section)
 		}
 		return nil
 	}

@@ -339,7 +339,7 @@ func TestInterruptWritesReports(t *testing.T) {
 	dir := t.TempDir()
 	report := filepath.Join(dir, "r.json")
 	cmd := exec.Command(os.Args[0], "--seed", "6", "--rate", "25/s", "-v", "--json", report, "--junit", filepath.Join(dir, "j.xml"))
-	cmd.Env = append(os.Environ(), "CHATCONFORM_MAIN=1", "CHAT_BASE_URL=", "CHAT_TOKEN=")
+	cmd.Env = childEnv()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,54 +23,117 @@ import (
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/runner"
+	"github.com/chatrooms/conformance/suites/target"
 )
 
-// Exit codes (DESIGN.md 3.2).
+// Exit codes (the README's outcome table).
 const (
 	exitPass    = runner.ExitPass        // every selected check passed (known failures allowed)
-	exitFail    = runner.ExitFail        // a check failed, or a baseline entry now passes
+	exitFail    = runner.ExitFail        // a requirement failed, a baseline entry now passes, or coverage is short
 	exitUsage   = runner.ExitUsage       // bad flags or target description
-	exitHarness = runner.ExitUnreachable // unreachable, stopped answering, out of time, interrupted, harness broke
+	exitHarness = runner.ExitUnreachable // unreachable, stopped answering, out of time, interrupted, could not judge
 )
 
 const usage = `chatconform checks a Chat Rooms REST API server and gives a verdict per requirement.
 
 Usage:
-  chatconform [flags]                          check the bundled reference server (profile reference)
+  chatconform [flags]                          no target named: check the bundled reference server (profile reference)
   chatconform --target FILE [flags]            check the server a target description names (profile core)
   chatconform --base-url URL --token T [--token T2] [flags]
   chatconform --list                           list the checks and the requirements they verify
   chatconform diff OLD.json NEW.json           compare two --json reports (exit 1 when something regressed)
   chatconform selftest                         prove the checks against planted faults and conforming variants
   chatconform help [selftest|diff]             print this help, or a subcommand's
+  chatconform --version                        print the version
 
 Examples:
   chatconform
   chatconform --target target.yaml --junit report.xml --json report.json --html report.html
   CHAT_BASE_URL=https://chat.example.com CHAT_TOKEN=... CHAT_TOKEN_2=... CHAT_CA_FILE=ca.pem chatconform
+  chatconform --target target.yaml --hide-room 5f1a... --min-judged 100%
   chatconform --target target.yaml --label-filter 'MSG-SEND-200 || PAGE-BEFOREID-WALK'
-  chatconform --target target.yaml --baseline known-failures.yaml
+  chatconform --target target.yaml --baseline known-failures.yaml --wait 2m
 
-Outcomes: PASS, FAIL (the server broke a requirement), BLOCKED (a precondition
-failed; names the requirement that blocked it), ERROR (transport, timeout,
-harness), INCONCLUSIVE (rate limited or unavailable after bounded retries),
+The target: every key of a target description can be given by a flag or an
+environment variable instead (a flag beats a variable, which beats the file):
+  key                             flag                      variable
+  (the description file)          --target                  CHAT_TARGET
+  base_url                        --base-url                CHAT_BASE_URL
+  ca_file                         --ca-file                 CHAT_CA_FILE
+  insecure_skip_verify            --insecure-skip-verify    CHAT_INSECURE_SKIP_VERIFY
+  users[i].token                  --token (once per user)   CHAT_TOKEN, CHAT_TOKEN_2, ...
+  users[i].name                   --user-name (per user)    CHAT_USER_NAME, CHAT_USER_NAME_2, ...
+  users[i].id                     --user-id (per user)      CHAT_USER_ID, CHAT_USER_ID_2, ...
+  users[i].username               --username (per user)     CHAT_USERNAME, CHAT_USERNAME_2, ...
+  users[i].private_repos_granted  --private-repos-granted   CHAT_PRIVATE_REPOS_GRANTED, ..._2, ...
+  rooms.org, rooms.repo           --rooms-org, --rooms-repo CHAT_ROOMS_ORG, CHAT_ROOMS_REPO
+  rooms.channel                   --rooms-channel           CHAT_ROOMS_CHANNEL
+  rooms.one_to_one                --rooms-one-to-one        CHAT_ROOMS_ONE_TO_ONE
+  write_room                      --write-room              CHAT_WRITE_ROOM
+  hide_room                       --hide-room               CHAT_HIDE_ROOM
+A flag or variable that is set but empty is an error (exit 2): the bundled
+reference server is checked only when none is set at all.
+
+Outcomes: PASS, FAIL (the server broke a requirement), BLOCKED (a step the
+check needed failed; names the requirement that FAILED there), ERROR
+(transport, timeout, a check cut short, or blocked by a requirement that did
+not fail), INCONCLUSIVE (rate limited or unavailable after bounded retries),
 SKIP (not applicable, with the reason), NOT RUN (not selected, out of time,
 interrupted, the target stopped answering), KNOWN (listed in the baseline).
+Every run says how many checkable requirements it judged (PASS, FAIL, KNOWN)
+and why it did not judge the others.
 
-Exit codes: 0 every selected check passed (known failures allowed); 1 a check
-failed, the target answers its own API wrongly, or a baseline entry now passes;
-2 usage or target-description error; 3 the target could not be reached or
-stopped answering, the run ran out of time or was interrupted, or checks could
-not judge the target. Every exit after the flags are read writes the reports
-asked for, with what is known.
+Exit codes: 0 every selected check passed (known failures allowed); 1 a
+requirement failed, a baseline entry now passes, or coverage is short of
+--min-judged/--require; 2 usage or target-description error; 3 the target
+could not be reached or stopped answering, the run ran out of time or was
+interrupted, or checks could not judge the target. Every exit after the
+flags are read writes the reports asked for, with what is known.
 
 Flags:
 `
 
-type tokens []string
+// textFlag is a string flag that refuses an empty value: an empty flag
+// (an empty CI variable expanded into it) must not read as "not given".
+type textFlag struct {
+	v   string
+	set bool
+}
 
-func (t *tokens) String() string     { return fmt.Sprint(len(*t), " token(s)") }
-func (t *tokens) Set(v string) error { *t = append(*t, v); return nil }
+func (t *textFlag) String() string { return t.v }
+func (t *textFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("empty; leave the flag out, or give it a value")
+	}
+	t.v, t.set = v, true
+	return nil
+}
+
+// listFlag is a repeated flag, one value per user in order; an empty value
+// is refused.
+type listFlag []string
+
+func (l *listFlag) String() string { return fmt.Sprint(len(*l), " value(s)") }
+func (l *listFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("empty; leave the flag out, or give it a value")
+	}
+	*l = append(*l, v)
+	return nil
+}
+
+// boolsFlag is a repeated boolean flag, one value per user in order.
+type boolsFlag []*bool
+
+func (l *boolsFlag) String() string { return fmt.Sprint(len(*l), " value(s)") }
+func (l *boolsFlag) Set(v string) error {
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return fmt.Errorf("%q is not a boolean (true, false, 1, 0)", v)
+	}
+	*l = append(*l, &b)
+	return nil
+}
 
 // rateFlag reads a request rate: "N" or "N/s".
 type rateFlag float64
@@ -84,25 +149,38 @@ func (r *rateFlag) Set(v string) error {
 }
 
 type options struct {
-	targetFile, baseURL, profile, labelFilter, focus string
-	junit, jsonOut, htmlOut                          string
-	caFile, baseline, writeBaseline                  string
-	insecure                                         bool
-	tokens                                           tokens
-	seed                                             uint64
-	list, verbose                                    bool
-	timeout, eventually, specTimeout, maxTime        time.Duration
-	rate                                             rateFlag
+	target, baseURL, caFile                            textFlag
+	orgRoom, repoRoom, channelRoom, oneToOneRoom       textFlag
+	writeRoom, hideRoom                                textFlag
+	tokens, userNames, userIDs, usernames              listFlag
+	granted                                            boolsFlag
+	profile, labelFilter, focus                        string
+	junit, jsonOut, htmlOut                            string
+	baseline, writeBaseline, minJudged, require        string
+	insecure                                           bool
+	seed                                               uint64
+	list, verbose, version                             bool
+	timeout, eventually, specTimeout, maxTime, waitFor time.Duration
+	rate                                               rateFlag
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+// version is the module version chatconform was built from ("devel" for a
+// build from a working tree).
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "selftest" {
 		return selftest(ctx, args[1:], stdout, stderr)
 	}
@@ -122,35 +200,54 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("chatconform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {} // the error alone on a mistake; the whole usage on --help (below)
-	fs.StringVar(&o.targetFile, "target", "", "target description `file` (YAML or JSON)")
-	fs.StringVar(&o.baseURL, "base-url", "", "base `URL` of the server (beats the file and CHAT_BASE_URL)")
+	fs.Var(&o.target, "target", "target description `file` (YAML or JSON); also CHAT_TARGET")
+	fs.Var(&o.baseURL, "base-url", "base `URL` of the server (beats the file and CHAT_BASE_URL)")
 	fs.Var(&o.tokens, "token", "token of user 1; repeat for users 2, 3, ... (beats the file and CHAT_TOKEN, CHAT_TOKEN_2, ...)")
-	fs.StringVar(&o.caFile, "ca-file", "", "PEM `file` of a CA to trust besides the system's (beats CHAT_CA_FILE and the file's ca_file)")
+	fs.Var(&o.userNames, "user-name", "a `name` for user 1 in reports; repeat for users 2, 3, ... (users[i].name; CHAT_USER_NAME, CHAT_USER_NAME_2, ...)")
+	fs.Var(&o.userIDs, "user-id", "user 1's `id`; repeat for users 2, 3, ... (users[i].id; CHAT_USER_ID, ...); checked against GET /v1/user, discovered when left out")
+	fs.Var(&o.usernames, "username", "user 1's `username`; repeat for users 2, 3, ... (users[i].username; CHAT_USERNAME, ...); checked like --user-id")
+	fs.Var(&o.granted, "private-repos-granted", "`true|false`: whether user 1 granted access to private repositories (true also promises one); repeat for users 2, 3, ... (CHAT_PRIVATE_REPOS_GRANTED, ..._2)")
+	fs.Var(&o.caFile, "ca-file", "PEM `file` of a CA to trust besides the system's (beats CHAT_CA_FILE and the file's ca_file)")
 	fs.BoolVar(&o.insecure, "insecure-skip-verify", false, "do not verify the server's certificate (beats CHAT_INSECURE_SKIP_VERIFY and the file)")
+	fs.Var(&o.orgRoom, "rooms-org", "`id` of an organisation room of user 1 (rooms.org; CHAT_ROOMS_ORG)")
+	fs.Var(&o.repoRoom, "rooms-repo", "`id` of a repository room of user 1 (rooms.repo; CHAT_ROOMS_REPO)")
+	fs.Var(&o.channelRoom, "rooms-channel", "`id` of a channel of user 1 (rooms.channel; CHAT_ROOMS_CHANNEL)")
+	fs.Var(&o.oneToOneRoom, "rooms-one-to-one", "`id` of a one-to-one room of user 1 (rooms.one_to_one; CHAT_ROOMS_ONE_TO_ONE)")
+	fs.Var(&o.writeRoom, "write-room", "`id` of a room users 1 and 2 share, for posting (write_room; CHAT_WRITE_ROOM)")
+	fs.Var(&o.hideRoom, "hide-room", "`id` of a room user 1 may lose from their list: enables the (destructive) hide checks (hide_room; CHAT_HIDE_ROOM)")
 	fs.StringVar(&o.profile, "profile", "", "core or reference (default: reference for the bundled server, core otherwise)")
 	fs.StringVar(&o.labelFilter, "label-filter", "", "run only checks whose labels (requirement ids, core, reference) match this Ginkgo label `expression`")
 	fs.StringVar(&o.focus, "focus", "", "run only checks whose name matches this `regex`")
 	fs.Uint64Var(&o.seed, "seed", 0, "seed for generated data and check order (default: from the clock; printed so a run can be replayed)")
 	fs.BoolVar(&o.list, "list", false, "print the checks with their requirement ids and run nothing")
 	fs.StringVar(&o.junit, "junit", "", "write a JUnit XML report to `file`")
-	fs.StringVar(&o.jsonOut, "json", "", "write a JSON report (verdict per requirement, failures, exchanges) to `file`")
+	fs.StringVar(&o.jsonOut, "json", "", "write a JSON report (verdict per requirement, coverage, failures, exchanges) to `file`")
 	fs.StringVar(&o.htmlOut, "html", "", "write an HTML report to `file`")
 	fs.StringVar(&o.baseline, "baseline", "", "YAML `file` of requirements expected to fail, each with a reason: their failures are KNOWN and do not fail the run; an entry that now passes does")
-	fs.StringVar(&o.writeBaseline, "write-baseline", "", "write a baseline of this run's failures to `file`")
-	fs.BoolVar(&o.verbose, "v", false, "print every check as it runs")
+	fs.StringVar(&o.writeBaseline, "write-baseline", "", "after a run that reached its end, write a baseline of its failures to `file`, keeping the reasons and the entries it did not judge of a baseline already there")
+	fs.StringVar(&o.minJudged, "min-judged", "", "exit 1 unless at least `N` checkable requirements of the profile were judged (PASS, FAIL, KNOWN); N is a count (60) or a share (90%)")
+	fs.StringVar(&o.require, "require", "", "exit 1 unless each of these requirement `ids` (comma-separated) was judged")
+	fs.BoolVar(&o.verbose, "v", false, "print every check as it runs, and every blocked check in the summary")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "timeout of each request")
 	fs.DurationVar(&o.specTimeout, "check-timeout", 2*time.Minute, "timeout of each check")
 	fs.DurationVar(&o.maxTime, "max-time", 30*time.Minute, "bound on the whole run: checks not started by then are NOT RUN and the run exits 3 (0: no bound)")
+	fs.DurationVar(&o.waitFor, "wait", 0, "before the preflight, wait up to this `duration` for the target to answer at all (a server started just before the run)")
 	fs.Var(&o.rate, "rate", "throttle the whole run to `N/s` requests per second (such as 5/s), for servers with tight rate limits (default: no limit)")
 	fs.DurationVar(&o.eventually, "eventually", 5*time.Second, "how long search and unread state may lag behind a write")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, usage)
+			fmt.Fprint(stdout, usage)
+			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return exitPass
 		}
 		fmt.Fprintln(stderr, "chatconform: see chatconform --help for the flags")
 		return exitUsage
+	}
+	if o.version {
+		fmt.Fprintf(stdout, "chatconform %s (%s)\n", version(), runtime.Version())
+		return exitPass
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "chatconform: unexpected argument %q (see --help)\n", fs.Arg(0))
@@ -173,6 +270,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stderr, "chatconform:", err)
 		return exitUsage
 	}
+	if err := runner.CheckBaselineOut(o.writeBaseline); err != nil {
+		fmt.Fprintln(stderr, "chatconform:", err)
+		return exitUsage
+	}
 	var baseline *runner.Baseline
 	if o.baseline != "" {
 		var err error
@@ -181,19 +282,41 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return exitUsage
 		}
 	}
-	in := runner.Inputs{File: o.targetFile, BaseURL: o.baseURL, Tokens: o.tokens, CAFile: o.caFile, InsecureSkipVerify: o.insecure, Getenv: getenv}
+	in := runner.Inputs{File: o.target.v, LookupEnv: lookupEnv, Flags: target.Overrides{
+		BaseURL: o.baseURL.v, Tokens: o.tokens, Names: o.userNames, IDs: o.userIDs, Usernames: o.usernames, PrivateReposGranted: o.granted,
+		CAFile: o.caFile.v, InsecureSkipVerify: o.insecure, WriteRoom: o.writeRoom.v, HideRoom: o.hideRoom.v,
+		Rooms: target.RoomHints{Org: o.orgRoom.v, Repo: o.repoRoom.v, Channel: o.channelRoom.v, OneToOne: o.oneToOneRoom.v},
+	}}
 	secrets := runner.InputTokens(in)
+	named := in.Named()
 	d, derr := runner.ResolveTarget(in)
 	selProfile := profile
 	if selProfile == "" {
 		selProfile = spec.Core
-		if d == nil && derr == nil {
+		if !named {
 			selProfile = spec.Reference
 		}
 	}
 	if _, err := suite.Select(runner.Selection{Profile: selProfile, LabelFilter: o.labelFilter, Focus: o.focus}); err != nil {
 		fmt.Fprintln(stderr, "chatconform:", err)
 		return exitUsage
+	}
+	var gate runner.CoverageGate
+	if o.minJudged != "" {
+		g, err := runner.ParseMinJudged(o.minJudged)
+		if err != nil {
+			fmt.Fprintln(stderr, "chatconform:", err)
+			return exitUsage
+		}
+		gate = g
+	}
+	if o.require != "" {
+		ids, err := runner.ParseRequire(o.require, selProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "chatconform:", err)
+			return exitUsage
+		}
+		gate.Require = ids
 	}
 	if o.seed == 0 {
 		o.seed = uint64(time.Now().UnixNano()%1_000_000_000) + 1
@@ -207,6 +330,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Timeout:        o.timeout,
 		Eventually:     o.eventually,
 		MaxTime:        o.maxTime,
+		Wait:           o.waitFor,
 		Rate:           float64(o.rate),
 		Process:        1,
 		Out:            stdout,
@@ -218,6 +342,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		HTML:           o.htmlOut,
 		Secrets:        secrets,
 		Baseline:       baseline,
+		Gate:           gate,
+		Version:        version(),
 		SuiteConfig:    sc,
 		ReporterConfig: rc,
 	}
@@ -225,20 +351,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		cfg.GinkgoOut = stdout
 	}
 	red := client.NewRedactor(append(runner.Tokens(d), secrets...)...)
+	say := func(prefix string, err error) {
+		fmt.Fprintln(stderr, prefix+runner.ScrubPaths(red.String(err.Error())))
+	}
 	var res *runner.Result
 	var err error
 	if derr != nil {
 		_, err = suite.Abort(cfg, exitUsage, derr.Error())
-		fmt.Fprintln(stderr, "chatconform:", red.String(derr.Error()))
+		say("chatconform: ", derr)
 		var h *runner.Halt
 		if err != nil && !errors.As(err, &h) { // the halt is derr, said above
-			fmt.Fprintln(stderr, "chatconform:", red.String(err.Error()))
+			say("chatconform: ", err)
 		}
 		return exitUsage
 	}
 	res, err = suite.Run(ctx, cfg, &failRecorder{})
 	if err != nil {
-		fmt.Fprintln(stderr, "chatconform:", red.String(err.Error()))
+		say("chatconform: ", err)
 		var ue *runner.UsageError
 		if errors.As(err, &ue) {
 			return exitUsage
@@ -248,11 +377,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 	if o.writeBaseline != "" {
-		if err := res.WriteBaseline(o.writeBaseline, red); err != nil {
-			fmt.Fprintln(stderr, "chatconform: --write-baseline:", red.String(err.Error()))
+		w, err := res.WriteBaseline(o.writeBaseline, red)
+		switch {
+		case errors.Is(err, runner.ErrIncomplete):
+			say("chatconform: --write-baseline: not written: ", err)
+		case err != nil:
+			say("chatconform: --write-baseline: ", err)
 			return exitHarness
+		default:
+			fmt.Fprintf(stdout, "chatconform: baseline of %d failing requirements written to %s", w.Entries, o.writeBaseline)
+			if len(w.Kept) > 0 {
+				fmt.Fprintf(stdout, "; kept %d entries this run did not judge (%s)", len(w.Kept), strings.Join(w.Kept, ", "))
+			}
+			if len(w.Dropped) > 0 {
+				fmt.Fprintf(stdout, "; dropped %d that now pass (%s)", len(w.Dropped), strings.Join(w.Dropped, ", "))
+			}
+			fmt.Fprintln(stdout)
 		}
-		fmt.Fprintf(stdout, "chatconform: baseline of %d failing requirements written to %s\n", res.Counts["FAIL"]+res.Counts["KNOWN"], o.writeBaseline)
 	}
 	return res.ExitCode()
 }

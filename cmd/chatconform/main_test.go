@@ -28,8 +28,28 @@ func TestMain(m *testing.M) {
 
 func chatconform(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	return chatconformEnv(t, nil, args...)
+}
+
+// childEnv is this process's environment without any CHAT_* variable (an
+// empty one is an error now), with extra added.
+func childEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CHAT_") {
+			env = append(env, kv)
+		}
+	}
+	return append(append(env, "CHATCONFORM_MAIN=1"), extra...)
+}
+
+// chatconformEnv runs chatconform in a child process with the variables in
+// env (NAME=value) and no other CHAT_* variable, and returns its exit code
+// and its standard output and error.
+func chatconformEnv(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "CHATCONFORM_MAIN=1", "CHAT_BASE_URL=", "CHAT_TOKEN=")
+	cmd.Env = childEnv(env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -40,6 +60,9 @@ func chatconform(t *testing.T, args ...string) (int, string) {
 	}
 	return 0, out.String()
 }
+
+// noEnv is an environment without any variable.
+func noEnv(string) (string, bool) { return "", false }
 
 func TestDefaultRunChecksTheBundledReferenceAndPasses(t *testing.T) {
 	dir := t.TempDir()
@@ -91,8 +114,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"stray"}, 2, "unexpected argument"},
 		{[]string{"--label-filter", "(("}, 2, "--label-filter"},
 		{[]string{"--label-filter", "MSG-SEND-200 ||"}, 2, "--label-filter: Syntax Error"},
-		{[]string{"help"}, 0, "Usage:"},
-		{[]string{"help", "selftest"}, 0, "selftest-target-ca.pem"},
+		{[]string{"--base-url", "", "--token", "t"}, 2, `invalid value "" for flag -base-url: empty`},
+		{[]string{"--target", ""}, 2, `invalid value "" for flag -target: empty`},
+		{[]string{"--token", "t", "--token", ""}, 2, `invalid value "" for flag -token: empty`},
+		{[]string{"--hide-room", "r1"}, 2, "no base URL"}, // a target named in part is no bundled run
+		{[]string{"--min-judged", "most"}, 2, "--min-judged"},
+		{[]string{"--require", "NOPE-1"}, 2, "--require: NOPE-1 is not a requirement id"},
 		{[]string{"--label-filter", "MSG-SEND-2000"}, 2, "select no check"},
 		{[]string{"--focus", "["}, 2, "--focus"},
 		{[]string{"--target", down, "--junit", filepath.Join(dir, "missing", "j.xml")}, 2, "cannot write in"},
@@ -103,8 +130,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"diff", filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}, 2, "no such file"},
 	} {
 		var out, errw bytes.Buffer
-		code := run(context.Background(), tc.args, func(string) string { return "" }, &out, &errw)
-		if code != tc.code || !strings.Contains(errw.String(), tc.says) {
+		code := run(context.Background(), tc.args, noEnv, &out, &errw)
+		if code != tc.code || !strings.Contains(errw.String()+out.String(), tc.says) {
 			t.Errorf("%v: exit %d (want %d), stderr %q (want %q)", tc.args, code, tc.code, errw.String(), tc.says)
 		}
 		// Each message is said once, on standard error, in plain text.
@@ -116,7 +143,7 @@ func TestExitCodes(t *testing.T) {
 
 func TestListNamesEveryRequirementAndItsChecks(t *testing.T) {
 	var out bytes.Buffer
-	if code := run(context.Background(), []string{"--list"}, func(string) string { return "" }, &out, &out); code != 0 {
+	if code := run(context.Background(), []string{"--list"}, noEnv, &out, &out); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{"MSG-SEND-200", "check: POST /v1/rooms/{roomId}/chatMessages answers 200", "REF-LIMIT", "not checkable: "} {
@@ -125,7 +152,7 @@ func TestListNamesEveryRequirementAndItsChecks(t *testing.T) {
 		}
 	}
 	out.Reset()
-	run(context.Background(), []string{"--list", "--profile", "core"}, func(string) string { return "" }, &out, &out)
+	run(context.Background(), []string{"--list", "--profile", "core"}, noEnv, &out, &out)
 	if strings.Contains(out.String(), "\nREF-LIMIT ") {
 		t.Error("--list --profile core shows reference requirements")
 	}
@@ -197,12 +224,12 @@ func TestDiffCommand(t *testing.T) {
 	regressed := write("new.json", `{"id":"MSG-SEND-200","verdict":"FAIL"},{"id":"USER-SHAPE","verdict":"PASS"},{"id":"ROOM-LIST","verdict":"ERROR"}`)
 	fixed := write("fixed.json", `{"id":"MSG-SEND-200","verdict":"PASS"},{"id":"USER-SHAPE","verdict":"PASS"},{"id":"ROOM-LIST","verdict":"PASS"}`)
 	var out bytes.Buffer
-	if code := run(context.Background(), []string{"diff", old, regressed}, func(string) string { return "" }, &out, &out); code != 1 ||
+	if code := run(context.Background(), []string{"diff", old, regressed}, noEnv, &out, &out); code != 1 ||
 		!strings.Contains(out.String(), "New failures (1):\n  MSG-SEND-200") || !strings.Contains(out.String(), "Fixed (1):\n  USER-SHAPE") || !strings.Contains(out.String(), "ROOM-LIST") {
 		t.Errorf("regression: exit %d\n%s", code, out.String())
 	}
 	out.Reset()
-	if code := run(context.Background(), []string{"diff", old, fixed}, func(string) string { return "" }, &out, &out); code != 0 || !strings.Contains(out.String(), "no regression") {
+	if code := run(context.Background(), []string{"diff", old, fixed}, noEnv, &out, &out); code != 0 || !strings.Contains(out.String(), "no regression") {
 		t.Errorf("fix only: exit %d\n%s", code, out.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	planted "github.com/chatrooms/conformance/suites/selftest"
 )
@@ -36,10 +37,12 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	full := fs.Bool("full", false, "run every fault against the whole core profile, not only the checks of its requirement")
 	variants := fs.Bool("variants", false, "run the conforming variants only, no fault")
 	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`")
+	listOnly := fs.Bool("list", false, "list the faults and variants (those --only and --variants select) by name, with what each does, and run nothing")
 	serve := fs.String("serve", "", "serve the reference decorated with the fault or variant of this `name` until interrupted, writing its target description to selftest-target.json and its certificate to selftest-target-ca.pem (check it with chatconform --target selftest-target.json)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, selftestUsage)
+			fmt.Fprint(stdout, selftestUsage)
+			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return exitPass
 		}
@@ -49,6 +52,28 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "chatconform selftest: unexpected argument %q (see --help)\n", fs.Arg(0))
 		return exitUsage
+	}
+	if *listOnly {
+		n := 0
+		if !*variants {
+			for _, f := range planted.Faults() {
+				if strings.Contains(f.Name, *only) {
+					fmt.Fprintf(stdout, "fault    %-44s %s\n", f.Name, f.What)
+					n++
+				}
+			}
+		}
+		for _, v := range planted.Variants() {
+			if strings.Contains(v.Name, *only) {
+				fmt.Fprintf(stdout, "variant  %-44s %s\n", v.Name, v.What)
+				n++
+			}
+		}
+		if n == 0 {
+			fmt.Fprintf(stderr, "chatconform selftest: no fault or variant matches %q\n", *only)
+			return exitUsage
+		}
+		return exitPass
 	}
 	if *serve != "" {
 		stop, err := planted.Serve(*serve, *seed, "selftest-target.json")

@@ -103,17 +103,66 @@ func (r *Result) applyBaseline(b *Baseline) {
 	}
 }
 
+// ErrIncomplete is the error of WriteBaseline for a run that did not reach
+// its end: such a run says nothing about the requirements it did not judge,
+// so the file is left as it was.
+var ErrIncomplete = errors.New("the run did not reach its end")
+
+// BaselineWrite says what WriteBaseline did.
+type BaselineWrite struct {
+	Entries int      // entries written
+	Kept    []string // entries of the old file this run did not judge, kept as they were
+	Dropped []string // entries of the old file whose requirement now passes
+}
+
+// CheckBaselineOut makes sure --write-baseline may replace path: a file
+// that exists must read as a baseline, so a typo cannot overwrite anything
+// else (a target description, a report).
+func CheckBaselineOut(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	if _, err := LoadBaseline(path); err != nil {
+		return &UsageError{fmt.Sprintf("--write-baseline %s: the file exists and is not a baseline chatconform can read, so it is not replaced (%v)", path, err)}
+	}
+	return nil
+}
+
 // WriteBaseline writes a baseline listing every requirement that failed
-// in this run (FAIL or KNOWN), keeping the reasons of entries already
-// known and giving the others the first line of their failure.
-// The file goes through red like every output.
-func (r *Result) WriteBaseline(path string, red *client.Redactor) error {
+// in this run (FAIL or KNOWN), and only after a run that reached its end
+// (else ErrIncomplete, and the file is left alone). An existing file at
+// path is read first: its reason for an entry that still fails is kept
+// (so is the reason of the --baseline the run used), an entry this run
+// did not judge is kept as it was, and only an entry whose requirement now
+// passes is dropped. A new entry gets the first line of its failure. The
+// file goes through red like every output.
+func (r *Result) WriteBaseline(path string, red *client.Redactor) (BaselineWrite, error) {
+	var w BaselineWrite
+	if r.Halted != "" {
+		return w, fmt.Errorf("%w (%s): %s is left as it was", ErrIncomplete, r.Halted, path)
+	}
+	old := map[string]string{}
+	if _, err := os.Stat(path); err == nil {
+		b, err := LoadBaseline(path)
+		if err != nil {
+			return w, err
+		}
+		old = b.Known
+	}
 	known := map[string]string{}
+	verdict := map[string]Outcome{}
 	for _, q := range r.Requirements {
+		verdict[q.ID] = q.Verdict
 		if q.Verdict != Fail && q.Verdict != Known {
 			continue
 		}
 		reason := q.Known
+		if reason == "" {
+			reason = old[q.ID]
+		}
 		if reason == "" {
 			for _, c := range q.Checks {
 				if c.Outcome == Fail {
@@ -124,6 +173,16 @@ func (r *Result) WriteBaseline(path string, red *client.Redactor) error {
 			reason = fmt.Sprintf("failed on %s (seed %d): %s", time.Now().UTC().Format("2006-01-02"), r.Seed, reason)
 		}
 		known[q.ID] = reason
+	}
+	for _, id := range sortedIDs(old) {
+		switch v, ok := verdict[id]; {
+		case known[id] != "":
+		case ok && v == Pass:
+			w.Dropped = append(w.Dropped, id)
+		default: // not judged here (not selected, skipped, blocked, another profile): no news about it
+			known[id] = old[id]
+			w.Kept = append(w.Kept, id)
+		}
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Requirements expected to fail, each with the reason (chatconform --baseline).\n# Remove an entry once its requirement passes: a run fails while a listed requirement passes.\n")
@@ -138,5 +197,6 @@ func (r *Result) WriteBaseline(path string, red *client.Redactor) error {
 			fmt.Fprintf(&b, "  %s: %s", id, v)
 		}
 	}
-	return os.WriteFile(path, red.Bytes(b.Bytes()), 0o644)
+	w.Entries = len(known)
+	return w, os.WriteFile(path, red.Bytes(b.Bytes()), 0o644)
 }

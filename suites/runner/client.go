@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 
 	"github.com/chatrooms/conformance/spec"
@@ -55,4 +56,33 @@ func setupHalt(err error) (int, string) {
 		return ExitUnreachable, "the target kept refusing (429 or 503): " + err.Error()
 	}
 	return ExitUnreachable, "preparing the run: " + err.Error()
+}
+
+// setupRequirement is the requirement a failure to prepare the run breaks,
+// and the operation that showed it ("" when the failure is no verdict on
+// the server): a wrong answer to the preflight, or an answer to the
+// preflight or discovery the client could not read (too large, not HTTP).
+// Exit 1 needs a FAIL in a requirement's name.
+func setupRequirement(err error) (req, op string) {
+	var se *target.ServerError
+	var te *client.TransportError
+	switch {
+	case errors.As(err, &se):
+		return se.Requirement, se.Op
+	case errors.As(err, &te) && (te.Kind == client.KindTooLarge || te.Kind == client.KindProtocol):
+		path := te.URL
+		if u, err := url.Parse(te.URL); err == nil {
+			path = u.Path
+		}
+		op = te.Method + " " + path
+		switch {
+		case strings.HasSuffix(path, "/v1/user"):
+			return "USER-GET-ARRAY", op
+		case strings.HasSuffix(path, "/rooms"):
+			return "ROOM-LIST", op
+		case strings.HasSuffix(path, "/channels"):
+			return "CHANNEL-LIST", op
+		}
+	}
+	return "", ""
 }

@@ -18,7 +18,10 @@ type Change struct {
 type Diff struct {
 	NewFailures []Change // now FAIL, and not failing before (FAIL or KNOWN)
 	Fixed       []Change // failing before (FAIL or KNOWN), now PASS
-	Changed     []Change // every other change of verdict
+	// Unjudged were judged before (PASS, FAIL, KNOWN) and are not now: the
+	// newer run says nothing about them.
+	Unjudged []Change
+	Changed  []Change // every other change of verdict
 }
 
 // Regressed reports whether the newer run fails a requirement the older
@@ -48,12 +51,18 @@ func Compare(old, new *Result) *Diff {
 			d.NewFailures = append(d.NewFailures, c)
 		case failing(o) && q.Verdict == Pass:
 			d.Fixed = append(d.Fixed, c)
+		case judged(o) && !judged(q.Verdict):
+			d.Unjudged = append(d.Unjudged, c)
 		default:
 			d.Changed = append(d.Changed, c)
 		}
 	}
 	for _, q := range old.Requirements {
-		if !seen[q.ID] && q.Verdict != NotRun {
+		switch {
+		case seen[q.ID] || q.Verdict == NotRun:
+		case judged(q.Verdict):
+			d.Unjudged = append(d.Unjudged, Change{ID: q.ID, Text: q.Text, Old: q.Verdict, New: NotRun})
+		default:
 			d.Changed = append(d.Changed, Change{ID: q.ID, Text: q.Text, Old: q.Verdict, New: NotRun})
 		}
 	}
@@ -65,7 +74,7 @@ func (d *Diff) Print(w io.Writer) {
 	for _, group := range []struct {
 		title string
 		list  []Change
-	}{{"New failures", d.NewFailures}, {"Fixed", d.Fixed}, {"Changed outcomes", d.Changed}} {
+	}{{"New failures", d.NewFailures}, {"Fixed", d.Fixed}, {"No longer judged", d.Unjudged}, {"Changed outcomes", d.Changed}} {
 		if len(group.list) == 0 {
 			continue
 		}
@@ -78,7 +87,18 @@ func (d *Diff) Print(w io.Writer) {
 	if d.Regressed() {
 		verdict = "REGRESSED"
 	}
-	fmt.Fprintf(w, "chatconform diff: %d new failures, %d fixed, %d other changes: %s\n", len(d.NewFailures), len(d.Fixed), len(d.Changed), verdict)
+	fmt.Fprintf(w, "chatconform diff: %d new failures, %d fixed, %d no longer judged, %d other changes: %s\n", len(d.NewFailures), len(d.Fixed), len(d.Unjudged), len(d.Changed), verdict)
+}
+
+// Comparable says why a report cannot be compared with another: the run
+// did not reach its end (it stopped before judging what it selected, or
+// never reached its target), so its verdicts are no news about the server
+// ("" when it can be compared).
+func (r *Result) Comparable() string {
+	if r.Halted != "" {
+		return "the run did not reach its end (" + r.Halted + ")"
+	}
+	return ""
 }
 
 // LoadResult reads a JSON report written by a run.

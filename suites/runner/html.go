@@ -39,6 +39,9 @@ func (r *Result) htmlView() htmlView {
 	switch r.ExitCode() {
 	case ExitPass:
 		v.Class = "pass"
+		if r.Coverage != nil && r.Coverage.Judged < r.Coverage.Total {
+			v.Class = "partial" // green only when every checkable requirement was judged
+		}
 	case ExitFail:
 		v.Class = "fail"
 	default:
@@ -107,7 +110,7 @@ var page = template.Must(template.New("report").Funcs(funcs).Parse(`<!doctype ht
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;padding:1.5em;max-width:75em;color:#222}
 h1{font-size:1.5em;margin:0 0 .3em}h2{font-size:1.2em;margin:1.6em 0 .5em;border-bottom:1px solid #ddd}
 .banner{padding:.8em 1em;border-radius:6px;font-size:1.25em;font-weight:bold;margin:.6em 0}
-.banner.pass{background:#e3f4e3;color:#064}.banner.fail{background:#fbe3e3;color:#900}.banner.error{background:#fdf0d8;color:#7a4b00}
+.banner.pass{background:#e3f4e3;color:#064}.banner.partial{background:#eef4d8;color:#4a5a00}.banner.fail{background:#fbe3e3;color:#900}.banner.error{background:#fdf0d8;color:#7a4b00}
 .counts span{display:inline-block;margin:.2em .8em .2em 0;padding:.1em .5em;border-radius:4px;background:#f2f2f2}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word;background:#f7f7f7;padding:.6em;border-radius:4px;margin:.4em 0;font-size:13px}
 table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;text-align:left;vertical-align:top;border-bottom:1px solid #eee;overflow-wrap:anywhere}
@@ -119,11 +122,16 @@ details summary{cursor:pointer}small{color:#666}
 <div class="banner {{.Class}}" id="verdict">{{.Verdict}}</div>
 <p class="counts" id="counts"><b>{{len .Requirements}} requirements:</b> {{range .ReqCounts}}<span class="{{.Outcome}}">{{.N}} {{.Outcome}}</span>{{end}}<br>
 <b>Checks:</b> {{range .CheckCounts}}<span class="{{.Outcome}}">{{.N}} {{.Outcome}}</span>{{else}}none ran{{end}}</p>
-<p>Profile <b>{{.Profile}}</b>, target <code>{{.Target}}</code>, seed {{.Seed}} (replay with <code>--seed {{.Seed}}</code>), {{.Requests}} requests in {{.Took}}.</p>
+<p id="target">{{if .Bundled}}<b>{{.TargetNote}}</b> (<code>{{.Target}}</code>). {{end}}Profile <b>{{.Profile}}</b>{{if not .Bundled}}, target <code>{{.Target}}</code>{{end}}, seed {{.Seed}} (replay with <code>--seed {{.Seed}}</code>), {{.Requests}} requests in {{.Took}}{{if .Started.IsZero}}{{else}}, started {{.Started.UTC.Format "2006-01-02 15:04:05"}} UTC{{end}}{{if .Version}}, chatconform {{.Version}}{{end}}.</p>
+{{with .Coverage}}<p id="judged"><b>{{.}}</b>{{if .NotJudged}}; what was not judged, and why, is listed below{{end}}.</p>{{end}}
+{{range .CoverageShort}}<p class="banner fail">Coverage short: {{.}}</p>{{end}}
 {{if .Halted}}<p class="banner error" id="halted">The run stopped early: {{.Halted}}</p>{{end}}
 {{range .Fixed}}<p class="banner fail">{{.}} is listed in the baseline but now passes: remove it from the baseline.</p>{{end}}
 {{if .RootCauses}}<h2 id="failures">Failing requirements: {{len .RootCauses}}; checks blocked by them: {{.BlockedTotal}}</h2>
 {{range .RootCauses}}{{template "cause" .}}{{end}}{{end}}
+{{with .Coverage}}{{if .NotJudged}}<h2 id="coverage">Not judged: {{len .NotJudged}} causes</h2>
+{{range .NotJudged}}<div class="cause known"><span class="o {{.Outcome}}">{{.Outcome}}</span> <b>{{.Cause}}</b>: {{len .Requirements}} requirements<br><small>{{range $i, $id := .Requirements}}{{if $i}}, {{end}}{{$id}}{{end}}</small>
+{{range .Reasons}}<br><small>({{.}})</small>{{end}}{{if .Do}}<br>Do: {{.Do}}{{end}}</div>{{end}}{{end}}{{end}}
 {{if .Unjudged}}<h2 id="unjudged">Could not judge ({{len .Unjudged}} checks)</h2>
 {{range .Unjudged}}<div class="cause known"><span class="o {{.Outcome}}">{{.Outcome}}</span> {{.Name}} <small>[{{range $i, $id := .IDs}}{{if $i}}, {{end}}{{$id}}{{end}}]</small>
 {{if .BlockedBy}}<br><small>blocked by {{.BlockedBy}}</small>{{end}}{{if .Message}}<pre>{{.Message}}</pre>{{end}}</div>{{end}}{{end}}

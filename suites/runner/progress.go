@@ -9,8 +9,9 @@ import (
 
 // progress tells a person that a run is moving and how far it is, without
 // -v: a line when every selected check of an area (a top-level container)
-// is done, a line when a check took long (a slow target), and on a
-// terminal a live line naming the last check.
+// is done, a line for each check that fails (FAIL) or gets no answer
+// (ERROR) as it happens, a line when a check took long (a slow target), and
+// on a terminal a live line naming the last check.
 type progress struct {
 	w        io.Writer
 	live     bool
@@ -41,6 +42,10 @@ func (p *progress) done(containers []string, name string, o Outcome) {
 		p.counts[area] = map[Outcome]int{}
 	}
 	p.counts[area][o]++
+	if o == Fail && p.left[area] == 0 {
+		// The area's line counts it; a line of its own names it first.
+		p.line(fmt.Sprintf("[%*d/%d] %s: %s", width(p.total), p.doneN, p.total, o, shorten(name, 100)))
+	}
 	switch {
 	case p.left[area] == 0:
 		var parts []string
@@ -50,7 +55,7 @@ func (p *progress) done(containers []string, name string, o Outcome) {
 			}
 		}
 		p.line(fmt.Sprintf("[%*d/%d] %s: %s", width(p.total), p.doneN, p.total, area, strings.Join(parts, ", ")))
-	case time.Since(p.last) >= slowLine || o == Error:
+	case o == Fail || o == Error || time.Since(p.last) >= slowLine:
 		p.line(fmt.Sprintf("[%*d/%d] %s: %s", width(p.total), p.doneN, p.total, o, shorten(name, 100)))
 	case p.live:
 		fmt.Fprintf(p.w, "\r\033[K[%*d/%d] %s", width(p.total), p.doneN, p.total, shorten(name, 70))

@@ -20,10 +20,18 @@ import (
 
 // Result is a run organised by requirement.
 type Result struct {
-	Profile  spec.Profile  `json:"profile"`
-	Target   string        `json:"target"`
-	Seed     uint64        `json:"seed"`
-	Duration time.Duration `json:"durationNs"`
+	// Version is chatconform's version (module version, or "devel").
+	Version string       `json:"version,omitempty"`
+	Profile spec.Profile `json:"profile"`
+	Target  string       `json:"target"`
+	// Bundled says no target was named, so the bundled reference server
+	// (started in-process) was checked.
+	Bundled bool `json:"bundled"`
+	// TargetNote says what Target is, in words, for every output.
+	TargetNote string        `json:"targetNote,omitempty"`
+	Seed       uint64        `json:"seed"`
+	Started    time.Time     `json:"started"`
+	Duration   time.Duration `json:"durationNs"`
 	// ChecksDuration is the part of Duration the checks themselves took
 	// (the rest is starting the bundled server, preflight and discovery).
 	ChecksDuration time.Duration `json:"checksNs,omitempty"`
@@ -42,6 +50,12 @@ type Result struct {
 	// Fixed lists baseline entries whose requirement now passes: the run
 	// fails until they are removed from the baseline.
 	Fixed []string `json:"fixed,omitempty"`
+	// Coverage is how many checkable requirements the run judged, and why
+	// it did not judge the others.
+	Coverage *Coverage `json:"coverage,omitempty"`
+	// CoverageShort says how the coverage falls short of --min-judged and
+	// --require (the run then exits 1).
+	CoverageShort []string `json:"coverageShort,omitempty"`
 	// Exchanges are the recorded exchanges that broke the document or
 	// answered 5xx, at most MaxReportExchanges; ExchangesOmitted says how
 	// many more there were.
@@ -178,19 +192,13 @@ func (res *Result) tally(selected map[string]bool) {
 	clear(res.Counts)
 	clear(res.Checks)
 	clear(res.outcomes)
+	res.verdicts()
+	if res.orphanBlocked() {
+		res.verdicts()
+	}
 	seen := map[string]bool{}
 	for i := range res.Requirements {
 		q := &res.Requirements[i]
-		if q.Verdict != NotCheckable {
-			var os []Outcome
-			for _, c := range q.Checks {
-				os = append(os, c.Outcome)
-			}
-			q.Verdict = worst(os)
-			if q.Verdict == Fail && q.Known != "" {
-				q.Verdict = Known
-			}
-		}
 		res.Counts[q.Verdict.String()]++
 		for _, c := range q.Checks {
 			if seen[c.Name] || (selected != nil && !selected[c.Name]) {
@@ -201,6 +209,77 @@ func (res *Result) tally(selected map[string]bool) {
 			res.outcomes[c.checkOutcome()]++
 		}
 	}
+}
+
+// verdicts gives each checkable requirement the worst outcome of its checks.
+func (res *Result) verdicts() {
+	for i := range res.Requirements {
+		q := &res.Requirements[i]
+		if q.Verdict == NotCheckable {
+			continue
+		}
+		var os []Outcome
+		for _, c := range q.Checks {
+			os = append(os, c.Outcome)
+		}
+		q.Verdict = worst(os)
+		if q.Verdict == Fail && q.Known != "" {
+			q.Verdict = Known
+		}
+	}
+}
+
+// orphanPrefix starts the message of a check orphanBlocked made ERROR.
+const orphanPrefix = "not judged: a step the check needed failed, blocked by "
+
+// orphanBlocked holds the outcome model to its word: a BLOCKED check names
+// a requirement whose verdict in the same run is FAIL (or KNOWN). A check
+// blocked by a requirement that did not fail here (it passed, was not
+// selected, was itself not judged) was not judged for a reason the run
+// cannot show: it becomes ERROR with the reason, which exits 3, never 1.
+// It reports whether it changed any check.
+func (res *Result) orphanBlocked() bool {
+	verdict := map[string]Outcome{}
+	failed := map[string]bool{} // a check of the requirement failed (FAIL or KNOWN)
+	for _, q := range res.Requirements {
+		verdict[q.ID] = q.Verdict
+		failed[q.ID] = q.Verdict == Fail || q.Verdict == Known
+		for _, c := range q.Checks {
+			failed[q.ID] = failed[q.ID] || c.Outcome == Fail || c.Outcome == Known
+		}
+	}
+	changed := false
+	for i := range res.Requirements {
+		for j := range res.Requirements[i].Checks {
+			c := &res.Requirements[i].Checks[j]
+			if c.Outcome != Blocked {
+				continue
+			}
+			if failed[c.BlockedBy] {
+				continue
+			}
+			what := "no requirement"
+			if c.BlockedBy != "" {
+				v, ok := verdict[c.BlockedBy]
+				switch {
+				case !ok:
+					what = c.BlockedBy + ", which is not part of this run"
+				default:
+					what = fmt.Sprintf("%s, whose verdict in this run is %s", c.BlockedBy, v)
+				}
+			}
+			msg := fmt.Sprintf("%s%s, not FAIL: the harness could not judge this check (run the blocking requirement's checks too, or report it)", orphanPrefix, what)
+			if c.Message != "" {
+				msg += "\n" + c.Message
+			}
+			c.Outcome, c.BlockedBy, c.Message = Error, "", cutMessage(msg)
+			if c.whole == Blocked {
+				c.whole = Error
+			}
+			changed = true
+		}
+	}
+	return changed
 }
 
 // checkResult reads a check's outcome from its Ginkgo report and the
@@ -326,19 +405,22 @@ func (r *Result) Count(o Outcome) int { return r.outcomes[o] }
 // own API wrongly, 3 unreachable, stopped answering, out of time,
 // interrupted), else 3 when checks could not judge the target (ERROR,
 // INCONCLUSIVE), else 0.
+//
+// Exit 1 needs a FAIL (a BLOCKED check counts only through the FAIL it
+// names, see orphanBlocked), a fixed baseline entry, or coverage short of
+// --min-judged/--require; a halt that claims exit 1 without a FAIL exits 3.
 func (r *Result) ExitCode() int {
-	if r.outcomes[Fail] > 0 || len(r.Fixed) > 0 {
+	if r.failed() > 0 || len(r.Fixed) > 0 {
 		return ExitFail
 	}
-	for _, q := range r.Requirements {
-		for _, c := range q.Checks {
-			if c.Outcome == Blocked && !r.baseline.has(c.BlockedBy) {
-				return ExitFail
-			}
-		}
-	}
 	if r.halt != nil {
+		if r.halt.Code == ExitFail {
+			return ExitUnreachable
+		}
 		return r.halt.Code
+	}
+	if len(r.CoverageShort) > 0 {
+		return ExitFail
 	}
 	if r.outcomes[Error] > 0 || r.outcomes[Inconclusive] > 0 {
 		return ExitUnreachable
@@ -346,13 +428,35 @@ func (r *Result) ExitCode() int {
 	return ExitPass
 }
 
-// Print writes the verdict per requirement and the totals. The text of
-// each failure is the one every report carries.
-func (r *Result) Print(w io.Writer) {
+// failed is how many requirements failed (not KNOWN) in the run, counting
+// the checks when the verdicts were not tallied (a result read back).
+func (r *Result) failed() int {
+	if r.outcomes != nil {
+		return r.outcomes[Fail]
+	}
+	return r.Counts[Fail.String()]
+}
+
+// Print writes the verdict per requirement, what the run did not judge
+// (grouped by cause, with what to do about each), the totals and, last,
+// the failing requirements, each with its one-line cause, then the verdict.
+// The text of each failure is the one every report carries. Checks a
+// failure blocked are counted under their requirement, and listed only
+// with verbose.
+func (r *Result) Print(w io.Writer) { r.print(w, false) }
+
+// PrintVerbose is Print listing every blocked check.
+func (r *Result) PrintVerbose(w io.Writer) { r.print(w, true) }
+
+func (r *Result) print(w io.Writer, verbose bool) {
 	// Why a run halted is the caller's to print, once, on standard error
 	// (the *Halt that Run returns); the summary only points at it.
 	if r.halt != nil && r.total() == 0 {
-		fmt.Fprintf(w, "\nchatconform: no check ran; exit %d (the reason is on standard error)\n", r.ExitCode())
+		judged := ""
+		if r.Coverage != nil {
+			judged = ", " + r.Coverage.String()
+		}
+		fmt.Fprintf(w, "\nchatconform: no check ran%s; exit %d (the reason is on standard error)\n", judged, r.ExitCode())
 		return
 	}
 	fmt.Fprintf(w, "\nVerdict per requirement (profile %s):\n", r.Profile)
@@ -361,6 +465,11 @@ func (r *Result) Print(w io.Writer) {
 		if q.Verdict == NotRun {
 			continue // counted below; the reason is the run's
 		}
+		if by, n := onlyBlocked(q); n > 0 && !verbose {
+			// Not judged because another requirement failed: one line.
+			fmt.Fprintf(w, "  %-12s %-26s %s [%s blocked by %s]\n", q.Verdict, q.ID, q.Text, plural(n, "check"), by)
+			continue
+		}
 		fmt.Fprintf(w, "  %-12s %-26s %s\n", q.Verdict, q.ID, q.Text)
 		if q.Known != "" {
 			fmt.Fprintf(w, "               known failure (baseline): %s\n", q.Known)
@@ -368,8 +477,13 @@ func (r *Result) Print(w io.Writer) {
 		if q.Verdict == Pass || q.Verdict == NotCheckable {
 			continue
 		}
+		blocked := map[string]int{} // blocked checks not listed, by blocker
 		for _, c := range q.Checks {
 			if c.Outcome == Pass || c.Outcome == NotRun {
+				continue
+			}
+			if c.Outcome == Blocked && !verbose {
+				blocked[c.BlockedBy]++
 				continue
 			}
 			fmt.Fprintf(w, "               %s: %s\n", c.Outcome, c.Name)
@@ -383,9 +497,24 @@ func (r *Result) Print(w io.Writer) {
 			}
 			shown[c.Name+c.Outcome.String()] = true
 		}
+		for _, by := range sortedKeys(blocked) {
+			fmt.Fprintf(w, "               %s blocked by %s (-v lists them)\n", plural(blocked[by], "check"), by)
+		}
 	}
-	for _, id := range r.Fixed {
-		fmt.Fprintf(w, "\nchatconform: %s now passes: remove it from the baseline\n", id)
+	if cov := r.Coverage; cov != nil && len(cov.NotJudged) > 0 {
+		fmt.Fprintf(w, "\nNot judged: %d of %d checkable requirements, by cause:\n", cov.Total-cov.Judged, cov.Total)
+		for _, g := range cov.NotJudged {
+			fmt.Fprintf(w, "  %-12s %s: %s\n", g.Outcome, g.Cause, plural(len(g.Requirements), "requirement"))
+			fmt.Fprintf(w, "               %s\n", wrapIDs(g.Requirements, 90, "               "))
+			if g.Outcome == Skip && len(g.Reasons) > 0 {
+				for _, why := range g.Reasons[:min(len(g.Reasons), 3)] {
+					fmt.Fprintf(w, "               (%s)\n", why)
+				}
+			}
+			if g.Do != "" {
+				fmt.Fprintf(w, "               do: %s\n", g.Do)
+			}
+		}
 	}
 	fmt.Fprintf(w, "\nchatconform: %d requirements: %s\n", len(r.Requirements), r.countLine(r.Counts, true))
 	fmt.Fprintf(w, "chatconform: %d checks (%s) in %s, %d requests; seed %d\n", r.total(), r.countLine(r.Checks, false), Readable(r.Duration), r.Requests, r.Seed)
@@ -395,18 +524,168 @@ func (r *Result) Print(w io.Writer) {
 	if r.Halted != "" {
 		fmt.Fprintf(w, "chatconform: the run stopped early (the reason is on standard error)\n")
 	}
+	for _, why := range r.CoverageShort {
+		fmt.Fprintf(w, "chatconform: coverage short: %s\n", why)
+	}
+	for _, id := range r.Fixed {
+		fmt.Fprintf(w, "chatconform: %s now passes: remove it from the baseline\n", id)
+	}
+	causes := r.Causes()
+	if len(causes) > 0 {
+		blocked := 0
+		for _, c := range causes {
+			blocked += c.Blocked
+		}
+		fmt.Fprintf(w, "chatconform: %s", plural(len(causes), "failing requirement"))
+		if blocked > 0 {
+			fmt.Fprintf(w, " (%s blocked by them)", plural(blocked, "check"))
+		}
+		fmt.Fprintln(w, ":")
+		for _, c := range causes {
+			fmt.Fprintf(w, "  FAIL %-26s %s\n", c.ID, c.Line)
+		}
+	}
 	fmt.Fprintf(w, "chatconform: %s\n", r.Verdict())
 }
 
-// Verdict is the run's overall verdict in one line.
+// onlyBlocked returns the blocker and the number of q's checks when every
+// check of q that did not pass or run was blocked by that one requirement.
+func onlyBlocked(q Requirement) (string, int) {
+	by, n := "", 0
+	for _, c := range q.Checks {
+		switch {
+		case c.Outcome == Pass || c.Outcome == NotRun:
+		case c.Outcome == Blocked && (by == "" || by == c.BlockedBy):
+			by, n = c.BlockedBy, n+1
+		default:
+			return "", 0
+		}
+	}
+	return by, n
+}
+
+// Cause is a failing requirement in one line: what the run ends with.
+type Cause struct {
+	ID      string
+	Line    string // the first line of its failure that says what went wrong
+	Blocked int    // checks this failure blocked
+}
+
+// Causes lists the requirements that failed (FAIL, not KNOWN), in catalogue
+// order, each with its one-line cause.
+func (r *Result) Causes() []Cause {
+	blocked := map[string]int{}
+	seen := map[string]bool{}
+	for _, q := range r.Requirements {
+		for _, c := range q.Checks {
+			if c.Outcome == Blocked && !seen[c.Name] {
+				seen[c.Name] = true
+				blocked[c.BlockedBy]++
+			}
+		}
+	}
+	var out []Cause
+	for _, q := range r.Requirements {
+		if q.Verdict != Fail {
+			continue
+		}
+		line := ""
+		for _, c := range q.Checks {
+			if c.Outcome == Fail {
+				line = causeLine(c.Message)
+				break
+			}
+		}
+		out = append(out, Cause{ID: q.ID, Line: line, Blocked: blocked[q.ID]})
+	}
+	return out
+}
+
+// causeLine is the line of a failure that says what went wrong: its first,
+// with the next when the first only introduces it ("...:"), cut to fit a
+// line.
+func causeLine(msg string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return "(no message)"
+	}
+	line := strings.TrimPrefix(lines[0], "FAIL: ")
+	if strings.HasSuffix(line, ":") && len(lines) > 1 {
+		line += " " + strings.TrimPrefix(lines[1], "- ")
+	}
+	return shorten(line, 160)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// wrapIDs joins ids with ", ", wrapping lines at width.
+func wrapIDs(ids []string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, id := range ids {
+		if i > 0 {
+			if n+len(id)+2 > width {
+				b.WriteString(",\n" + indent)
+				n = 0
+			} else {
+				b.WriteString(", ")
+				n += 2
+			}
+		}
+		b.WriteString(id)
+		n += len(id)
+	}
+	return b.String()
+}
+
+// Verdict is the run's overall verdict in one line, with its coverage.
 func (r *Result) Verdict() string {
+	cov := ""
+	if r.Coverage != nil {
+		cov = r.Coverage.String()
+	}
 	switch r.ExitCode() {
 	case ExitPass:
+		if r.Coverage != nil && r.Coverage.Judged < r.Coverage.Total {
+			return fmt.Sprintf("PASS, %s: %d not judged", cov, r.Coverage.Total-r.Coverage.Judged)
+		}
+		if cov != "" {
+			return "PASS, " + cov
+		}
 		return "PASS"
 	case ExitFail:
-		return fmt.Sprintf("FAIL (exit 1; replay with --seed %d)", r.Seed)
+		why := "replay with --seed " + fmt.Sprint(r.Seed)
+		if r.failed() == 0 && len(r.Fixed) == 0 {
+			why = "coverage short of --min-judged/--require"
+		}
+		if cov != "" {
+			return fmt.Sprintf("FAIL (exit 1; %s), %s", why, cov)
+		}
+		return fmt.Sprintf("FAIL (exit 1; %s)", why)
 	case ExitUsage:
 		return "the target description must be fixed (exit 2)"
+	}
+	if cov != "" {
+		return "INCOMPLETE: the checks could not judge the target (exit 3), " + cov
 	}
 	return "INCOMPLETE: the checks could not judge the target (exit 3)"
 }
@@ -472,7 +751,7 @@ func (r *Result) WriteReports(red *client.Redactor, junit, jsonPath, htmlPath st
 			errs = append(errs, fmt.Sprintf("writing %s: %v", out.path, err))
 			continue
 		}
-		if err := os.WriteFile(out.path, red.Bytes(b.Bytes()), 0o644); err != nil {
+		if err := os.WriteFile(out.path, red.Bytes(scrubBytes(b.Bytes())), 0o644); err != nil {
 			errs = append(errs, err.Error())
 		}
 	}

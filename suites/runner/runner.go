@@ -35,11 +35,12 @@ import (
 	"github.com/chatrooms/conformance/suites/target"
 )
 
-// Exit codes of a run (DESIGN.md 3.2). When a run has both a failure and a
-// reason to stop early, the failure wins: it is a verdict on the server.
+// Exit codes of a run (the README's outcome table). When a run has both a
+// failure and a reason to stop early, the failure wins: it is a verdict on
+// the server.
 const (
 	ExitPass        = 0 // every selected check passed (known failures allowed)
-	ExitFail        = 1 // a check failed, or a baseline entry now passes
+	ExitFail        = 1 // a requirement failed, a baseline entry now passes, or coverage is short of --min-judged/--require
 	ExitUsage       = 2 // usage or target-description error
 	ExitUnreachable = 3 // unreachable, stopped answering, out of time, interrupted, harness broke
 )
@@ -244,10 +245,22 @@ type Config struct {
 	Secrets []string
 	// Baseline lists requirements expected to fail (nil: none).
 	Baseline *Baseline
+	// Gate turns coverage short of what it asks into exit 1.
+	Gate CoverageGate
+	// Wait, when not 0, is how long to wait for the target to answer at all
+	// before the preflight (a server started just before the run).
+	Wait time.Duration
+	// Version is chatconform's version, for the reports.
+	Version string
 	// Base Ginkgo configuration (from GinkgoConfiguration()).
 	SuiteConfig    types.SuiteConfig
 	ReporterConfig types.ReporterConfig
+
+	bundled bool // set by Run: no target was named
 }
+
+// BundledNote is what every output says of a run that named no target.
+const BundledNote = "no target named: checking the bundled reference server"
 
 // Run checks the target. The error is a *UsageError (nothing was run, no
 // report written; the result is nil), a *Halt (the run did not judge every
@@ -268,17 +281,17 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	ctl := newControl(ctx, cfg.MaxTime)
 	defer ctl.close()
 
-	d, where := cfg.Target, ""
-	if d == nil {
+	d, isBundled := cfg.Target, cfg.Target == nil
+	if isBundled {
+		if cfg.Profile == "" {
+			cfg.Profile = spec.Reference
+		}
 		srv, err := bundled.Start(cfg.Seed, cfg.Bundled)
 		if err != nil {
 			return s.halted(cfg, nil, start, ExitUnreachable, "starting the bundled reference server: "+err.Error())
 		}
 		defer srv.Close()
-		d, where = srv.Target, " (bundled reference server)"
-		if cfg.Profile == "" {
-			cfg.Profile = spec.Reference
-		}
+		d = srv.Target
 	}
 	if cfg.Profile == "" {
 		cfg.Profile = spec.Core
@@ -288,14 +301,32 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		return nil, err
 	}
 	red := cfg.redactor(d)
-	out := red.Writer(cfg.Out)
+	out := scrubbing(red.Writer(cfg.Out))
 	defer out.Flush()
-	fmt.Fprintf(out, "chatconform: profile %s, seed %d, target %s%s; %d checks", cfg.Profile, cfg.Seed, red.String(d.BaseURL), where, len(checks))
+	if isBundled {
+		fmt.Fprintf(out, "chatconform: %s, %s; profile %s, seed %d; %d checks", BundledNote, red.String(d.BaseURL), cfg.Profile, cfg.Seed, len(checks))
+	} else {
+		fmt.Fprintf(out, "chatconform: profile %s, seed %d, target %s; %d checks", cfg.Profile, cfg.Seed, red.String(d.BaseURL), len(checks))
+	}
 	if cfg.MaxTime > 0 {
 		fmt.Fprintf(out, ", at most %s", cfg.MaxTime)
 	}
 	fmt.Fprintln(out)
 	cfg.Out = out
+	cfg.bundled = isBundled
+
+	if cfg.Wait > 0 && !isBundled {
+		fmt.Fprintf(out, "chatconform: waiting up to %s for the target to answer (--wait)\n", cfg.Wait)
+		took, err := d.Wait(ctl.ctx, cfg.Wait, min(cfg.Timeout, 10*time.Second))
+		if r, _ := ctl.stopped(); r != "" {
+			return s.halted(cfg, d, start, ExitUnreachable, r)
+		}
+		if err != nil {
+			fmt.Fprintf(out, "chatconform: no answer within --wait %s\n", cfg.Wait)
+		} else {
+			fmt.Fprintf(out, "chatconform: the target answered after %s\n", Readable(took))
+		}
+	}
 
 	rec := &client.Recorder{Limit: 2000}
 	c, err := newClient(d, cfg, rec, ctl)
@@ -310,12 +341,12 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		if r, _ := ctl.stopped(); r != "" {
 			code, reason = ExitUnreachable, r
 		}
-		var se *target.ServerError
-		if errors.As(err, &se) && se.Requirement != "" && code == ExitFail {
-			// The preflight is the first check of the requirement it found
-			// broken: the run fails there, in that requirement's name.
+		if req, op := setupRequirement(err); req != "" && code == ExitFail {
+			// The preflight (or discovery) is the first check of the
+			// requirement it found broken: the run fails there, in that
+			// requirement's name.
 			return s.halted(cfg, d, start, code, red.String(reason), CheckResult{
-				Name: "preflight: " + se.Op + " with every token", IDs: []string{se.Requirement}, Outcome: Fail, Message: red.String(reason)})
+				Name: "preflight: " + op + " with every token", IDs: []string{req}, Outcome: Fail, Message: red.String(reason)})
 		}
 		return s.halted(cfg, d, start, code, red.String(reason))
 	}
@@ -349,7 +380,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		rc.Verbose = cfg.Verbose
 	}
 	if cfg.GinkgoOut != nil {
-		restore := redirectGinkgo(red.Writer(cfg.GinkgoOut))
+		restore := redirectGinkgo(scrubbing(red.Writer(cfg.GinkgoOut)))
 		defer restore()
 	}
 	specsStart := time.Now()
@@ -357,6 +388,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	s.run.progress.finish()
 
 	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec)
+	res.Started = start
 	res.ChecksDuration = time.Since(specsStart)
 	if reason, at := ctl.stopped(); reason != "" {
 		res.markStopped(red.String(reason), at)
@@ -397,6 +429,7 @@ func (s *Suite) halted(cfg Config, d *target.Description, start time.Time, code 
 		url = red.String(d.BaseURL)
 	}
 	res := summarize(types.Report{}, nil, cfg.Profile, cfg.Seed, url, time.Since(start), nil)
+	res.Started = start
 	for _, c := range ran {
 		for i := range res.Requirements {
 			if slices.Contains(c.IDs, res.Requirements[i].ID) {
@@ -417,9 +450,15 @@ func (s *Suite) finish(cfg Config, res *Result, red *client.Redactor) (*Result, 
 	if cfg.Baseline != nil {
 		res.applyBaseline(cfg.Baseline)
 	}
+	res.Version = cfg.Version
+	res.Bundled = cfg.bundled
+	if res.Bundled {
+		res.TargetNote = BundledNote
+	}
+	res.judge(cfg.Gate)
 	res.ExitStatus = res.ExitCode()
-	out := red.Writer(cfg.Out)
-	res.Print(out)
+	out := scrubbing(red.Writer(cfg.Out))
+	res.print(out, cfg.Verbose)
 	_ = out.Flush()
 	if err := res.WriteReports(red, cfg.JUnit, cfg.JSON, cfg.HTML); err != nil {
 		return res, err

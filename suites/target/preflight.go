@@ -37,7 +37,9 @@ func (e *ServerError) Error() string {
 // the caller should do:
 //   - *Error (joined with errors.Join when several users fail): the user must
 //     fix the description: a token the target refuses (401 or 403, as a
-//     bearer header and as the access_token parameter).
+//     bearer header and as the access_token parameter), or an id or username
+//     the answer contradicts (users[i].id, users[i].username) where the
+//     answer is no other described user.
 //   - *ServerError: the target answered its own API wrongly.
 //   - *client.TransportError: the target could not be reached (its Kind
 //     says why), and *client.UnavailableError: it kept answering 429 or 503.
@@ -61,6 +63,12 @@ func (d *Description) Preflight(ctx context.Context, c *client.Client) error {
 	}
 	wg.Wait()
 	var refused []error
+	described := map[string]bool{} // every id the description gives
+	for _, u := range d.Users {
+		if u.ID != "" {
+			described[u.ID] = true
+		}
+	}
 	for i := range d.Users {
 		u := &d.Users[i]
 		me, err := answers[i].me, answers[i].err
@@ -78,9 +86,25 @@ func (d *Description) Preflight(ctx context.Context, c *client.Client) error {
 			}
 			return err
 		}
-		// An id the description gives that GET /v1/user contradicts is kept:
-		// a server that answers the wrong user is the likelier fault, and the
-		// check of the current user (AUTH-CURRENT-USER) judges it and says so.
+		// An id or username the description gives that GET /v1/user
+		// contradicts is the description's error (one copied from another
+		// server, say), unless the answer is another described user: a
+		// server that mixes its users up is the likelier fault then, and the
+		// check of the current user (AUTH-CURRENT-USER) judges it.
+		switch {
+		case u.ID != "" && me.ID != u.ID && !described[me.ID]:
+			refused = append(refused, d.errorf(fmt.Sprintf("users[%d].id", i), "%q, but GET /v1/user with user %d's token answers id %q: "+
+				"fix it, or leave it out and it is discovered (a description written for another server?)", u.ID, i+1, me.ID))
+			continue
+		case u.ID != "" && me.ID == u.ID && u.Username != "" && me.Username != "" && me.Username != u.Username:
+			refused = append(refused, d.errorf(fmt.Sprintf("users[%d].username", i), "%q, but GET /v1/user with user %d's token answers username %q: "+
+				"fix it, or leave it out and it is discovered", u.Username, i+1, me.Username))
+			continue
+		case u.ID == "" && u.Username != "" && me.Username != "" && me.Username != u.Username && !usernameDescribed(d.Users, me.Username):
+			refused = append(refused, d.errorf(fmt.Sprintf("users[%d].username", i), "%q, but GET /v1/user with user %d's token answers username %q: "+
+				"fix it, or leave it out and it is discovered (a description written for another server?)", u.Username, i+1, me.Username))
+			continue
+		}
 		if u.ID == "" {
 			u.ID = me.ID
 		}
@@ -93,6 +117,15 @@ func (d *Description) Preflight(ctx context.Context, c *client.Client) error {
 	}
 	d.preflighted = true
 	return nil
+}
+
+func usernameDescribed(users []User, name string) bool {
+	for _, u := range users {
+		if u.Username == name {
+			return true
+		}
+	}
+	return false
 }
 
 type me struct {

@@ -97,7 +97,9 @@ func TestPreflightTellsTheDescriptionFromTheServer(t *testing.T) {
 		{tokens: []string{"good1", "good2"}},
 		{tokens: []string{"good1", "refused-2"}, want: want{desc: []string{"users[1].token"}}},
 		{tokens: []string{"refused-1", "forbidden-2"}, want: want{desc: []string{"users[0].token", "users[1].token"}}},
-		{tokens: []string{"good1", "good2"}, ids: []string{"1", "3"}}, // left to the AUTH-CURRENT-USER check
+		{tokens: []string{"good1", "good2"}, ids: []string{"1", "3"}, want: want{desc: []string{"users[1].id"}}}, // no described user is 2: a description for another server
+		{tokens: []string{"good1", "good2"}, ids: []string{"7", "8"}, want: want{desc: []string{"users[0].id", "users[1].id"}}},
+		{tokens: []string{"good1", "good2"}, ids: []string{"2", "1"}}, // the server mixes described users up: left to the AUTH-CURRENT-USER check
 		{tokens: []string{"queryonly-1"}},
 		{tokens: []string{"good1", "crash-2"}, want: want{server: "users[1]"}},
 		{tokens: []string{"html-1"}, want: want{server: "users[0]"}},
@@ -296,5 +298,44 @@ func TestCAFileMustHoldACertificate(t *testing.T) {
 	var de *Error
 	if err := d.Check(); !errors.As(err, &de) || de.Key != "ca_file" {
 		t.Errorf("%v", err)
+	}
+}
+
+// A description copied from another server (chatref --target-out, say)
+// gives ids and usernames the target does not know: a description error
+// naming the key, not nine failures of a healthy server.
+func TestPreflightRefusesIDsOfAnotherServer(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(hostile))
+	defer srv.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.yaml")
+	body := "base_url: " + srv.URL + "\nusers:\n  - token: good1\n    id: 5f1a00000000000000000001\n    username: alice\n  - token: good2\n    username: bob\n"
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.Preflight(context.Background(), newTestClient(t, srv, d))
+	for _, want := range []string{"users[0].id in " + file + `: "5f1a00000000000000000001", but GET /v1/user with user 1's token answers id "1"`,
+		"users[1].username in " + file + `: "bob", but GET /v1/user with user 2's token answers username "u-2"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want it to say %q", err, want)
+		}
+	}
+	var de *Error
+	if !errors.As(err, &de) {
+		t.Errorf("not a description error: %v", err)
+	}
+	// Given by a flag, the error names the flag too.
+	d = &Description{BaseURL: srv.URL}
+	d.Apply(Overrides{Tokens: []string{"good1"}, IDs: []string{"9"}})
+	if err := d.Check(); err != nil {
+		t.Fatal(err)
+	}
+	err = d.Preflight(context.Background(), newTestClient(t, srv, d))
+	if err == nil || !strings.HasPrefix(err.Error(), `users[0].id (--user-id #1): "9", but`) {
+		t.Errorf("flag: %v", err)
 	}
 }

@@ -1,7 +1,9 @@
 // Package target loads the description of a server under test: where it is,
 // how to trust it, whose tokens to use and which rooms to use for what. The
-// format is a contract (DESIGN.md 3.1): chatref writes it, chatconform reads
-// it, and users write it by hand for their own servers.
+// format is a contract (the README's "Checking your own server"): chatref
+// writes it, chatconform reads it, and users write it by hand for their own
+// servers; every key can also be given by a flag or an environment variable
+// (Settings).
 package target
 
 import (
@@ -15,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -92,12 +95,15 @@ func (d *Description) Where(key string) string {
 	if src == "" && d.file != "" {
 		src = key + " in " + d.file
 	}
-	var i int
-	if _, err := fmt.Sscanf(key, "users[%d].token", &i); err == nil {
-		if src == "" {
-			src = key
+	if i, rest, ok := userKey(key); ok {
+		switch {
+		case rest == "token" && src == "":
+			return ordinal(i) + " token (" + key + ")"
+		case rest == "token":
+			return ordinal(i) + " token (" + src + ")"
+		case d.from[key] != "":
+			return key + " (" + src + ")"
 		}
-		return ordinal(i) + " token (" + src + ")"
 	}
 	return src
 }
@@ -182,18 +188,37 @@ func keyOf(msg string) string {
 }
 
 // Overrides are values from flags or the environment that stand in for, or
-// beat, the file. Empty (false) values leave the description alone.
+// beat, the file. Empty (false, nil) values leave the description alone.
+//
+// Every key of a description can be given this way. The names follow one
+// rule (see Names): a flag is the key with _ and . written as -, an
+// environment variable is CHAT_ and the key in capitals with . written as _;
+// a key of a user (users[i].token, users[i].id, ...) drops "users[i]." (id
+// and name become user-id and user-name), and is repeated once per user in
+// order as a flag, or suffixed _2, _3, ... for users 2, 3, ... as a
+// variable.
 type Overrides struct {
 	BaseURL string
-	Tokens  []string // user 1, user 2, ...
+	// Tokens, Names, IDs and Usernames hold user 1's value first, then user
+	// 2's ...; "" leaves that user's value alone.
+	Tokens    []string
+	Names     []string
+	IDs       []string
+	Usernames []string
+	// PrivateReposGranted holds each user's grant; nil leaves it alone.
+	PrivateReposGranted []*bool
 	// CAFile is a PEM file of CAs to trust besides the system's; a relative
 	// path is relative to the working directory.
 	CAFile string
 	// InsecureSkipVerify turns certificate verification off.
 	InsecureSkipVerify bool
-	// Err is a variable FromEnv could not read (such as
-	// CHAT_INSECURE_SKIP_VERIFY=maybe). Apply keeps it and Check reports it,
-	// so a typo cannot silently change how the target is trusted.
+	Rooms              RoomHints
+	WriteRoom          string
+	HideRoom           string
+	// Err is a value that could not be read (such as
+	// CHAT_INSECURE_SKIP_VERIFY=maybe, or a variable set but empty). Apply
+	// keeps it and Check reports it, so a typo cannot silently change what
+	// is checked or how the target is trusted.
 	Err error
 	// Env says the values come from the environment (FromEnv), not from
 	// flags: errors then name CHAT_BASE_URL, CHAT_TOKEN_2, ... instead of
@@ -201,62 +226,206 @@ type Overrides struct {
 	Env bool
 }
 
-// name is how the user gave key through o: a flag or a variable.
-func (o Overrides) name(key string, token int) string {
-	if o.Env {
-		switch key {
-		case "base_url":
-			return "CHAT_BASE_URL"
-		case "ca_file":
-			return "CHAT_CA_FILE"
-		case "insecure_skip_verify":
-			return "CHAT_INSECURE_SKIP_VERIFY"
-		}
-		if token == 0 {
-			return "CHAT_TOKEN"
-		}
-		return "CHAT_TOKEN_" + strconv.Itoa(token+1)
-	}
-	switch key {
-	case "base_url":
-		return "--base-url"
-	case "ca_file":
-		return "--ca-file"
-	case "insecure_skip_verify":
-		return "--insecure-skip-verify"
-	}
-	return "--token #" + strconv.Itoa(token+1)
+// Setting is one key of a description with the flag and the environment
+// variable that give it.
+type Setting struct {
+	Key     string // as the file spells it; users[i].KEY for a user's key
+	Flag    string // "--base-url"; a user's key is repeated once per user
+	Env     string // "CHAT_BASE_URL"; a user's key takes _2, _3 ... for users 2, 3 ...
+	PerUser bool
 }
 
-// FromEnv reads CHAT_BASE_URL, CHAT_TOKEN, CHAT_TOKEN_2, CHAT_TOKEN_3, ...,
-// CHAT_CA_FILE and CHAT_INSECURE_SKIP_VERIFY (a boolean: 1, true, 0, false).
+// Settings lists every key of a description with its flag and variable, in
+// the order the README documents them.
+func Settings() []Setting {
+	return []Setting{
+		{Key: "base_url", Flag: "--base-url", Env: "CHAT_BASE_URL"},
+		{Key: "ca_file", Flag: "--ca-file", Env: "CHAT_CA_FILE"},
+		{Key: "insecure_skip_verify", Flag: "--insecure-skip-verify", Env: "CHAT_INSECURE_SKIP_VERIFY"},
+		{Key: "users[i].name", Flag: "--user-name", Env: "CHAT_USER_NAME", PerUser: true},
+		{Key: "users[i].token", Flag: "--token", Env: "CHAT_TOKEN", PerUser: true},
+		{Key: "users[i].id", Flag: "--user-id", Env: "CHAT_USER_ID", PerUser: true},
+		{Key: "users[i].username", Flag: "--username", Env: "CHAT_USERNAME", PerUser: true},
+		{Key: "users[i].private_repos_granted", Flag: "--private-repos-granted", Env: "CHAT_PRIVATE_REPOS_GRANTED", PerUser: true},
+		{Key: "rooms.org", Flag: "--rooms-org", Env: "CHAT_ROOMS_ORG"},
+		{Key: "rooms.repo", Flag: "--rooms-repo", Env: "CHAT_ROOMS_REPO"},
+		{Key: "rooms.channel", Flag: "--rooms-channel", Env: "CHAT_ROOMS_CHANNEL"},
+		{Key: "rooms.one_to_one", Flag: "--rooms-one-to-one", Env: "CHAT_ROOMS_ONE_TO_ONE"},
+		{Key: "write_room", Flag: "--write-room", Env: "CHAT_WRITE_ROOM"},
+		{Key: "hide_room", Flag: "--hide-room", Env: "CHAT_HIDE_ROOM"},
+	}
+}
+
+// setting returns the Setting of key ("users[1].id" finds users[i].id).
+func setting(key string) (Setting, int) {
+	user := -1
+	if i, rest, ok := userKey(key); ok {
+		user, key = i, "users[i]."+rest
+	}
+	for _, s := range Settings() {
+		if s.Key == key {
+			return s, user
+		}
+	}
+	return Setting{}, user
+}
+
+// userKey splits "users[1].id" into 1 and "id".
+func userKey(key string) (int, string, bool) {
+	var i int
+	if _, err := fmt.Sscanf(key, "users[%d].", &i); err != nil {
+		return 0, "", false
+	}
+	_, rest, ok := strings.Cut(key, "].")
+	return i, rest, ok
+}
+
+// EnvName is the environment variable of a setting for user i (0-based;
+// ignored for a key that is not a user's).
+func (s Setting) EnvName(i int) string {
+	if !s.PerUser || i == 0 {
+		return s.Env
+	}
+	return s.Env + "_" + strconv.Itoa(i+1)
+}
+
+// name is how the user gave key through o: a flag or a variable.
+func (o Overrides) name(key string) string {
+	s, i := setting(key)
+	if s.Key == "" {
+		return key
+	}
+	if o.Env {
+		return s.EnvName(i)
+	}
+	if s.PerUser {
+		return s.Flag + " #" + strconv.Itoa(i+1)
+	}
+	return s.Flag
+}
+
+// MaxEnvUsers bounds the users the environment can describe
+// (CHAT_TOKEN ... CHAT_TOKEN_32).
+const MaxEnvUsers = 32
+
+// FromEnv reads every setting from the environment (see Settings):
+// CHAT_BASE_URL, CHAT_TOKEN, CHAT_TOKEN_2, ..., CHAT_CA_FILE,
+// CHAT_INSECURE_SKIP_VERIFY (a boolean: 1, true, 0, false), CHAT_HIDE_ROOM
+// ... An empty value is read as unset; see FromLookupEnv, which refuses it.
 func FromEnv(getenv func(string) string) Overrides {
-	o := Overrides{BaseURL: getenv("CHAT_BASE_URL"), CAFile: getenv("CHAT_CA_FILE"), Env: true}
-	if v := strings.TrimSpace(getenv("CHAT_INSECURE_SKIP_VERIFY")); v != "" {
-		b, err := strconv.ParseBool(v)
+	return FromLookupEnv(func(k string) (string, bool) {
+		v := getenv(k)
+		return v, v != ""
+	})
+}
+
+// FromLookupEnv reads every setting from the environment (see Settings). A
+// variable that is set but empty is an error (Overrides.Err), never "not
+// set": an empty CI secret must not turn a run against a server into a run
+// against nothing, or a run with fewer users.
+func FromLookupEnv(lookup func(string) (string, bool)) Overrides {
+	o := Overrides{Env: true}
+	var errs []error
+	get := func(name string) (string, bool) {
+		v, ok := lookup(name)
+		if ok && strings.TrimSpace(v) == "" {
+			errs = append(errs, &Error{Key: name, Where: name, Reason: "set but empty; unset it, or give it a value (an empty CI secret, such as on a pull request from a fork, reads this way)"})
+			return "", false
+		}
+		return v, ok
+	}
+	boolean := func(name string) (*bool, bool) {
+		v, ok := get(name)
+		if !ok {
+			return nil, false
+		}
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
-			o.Err = &Error{Key: "CHAT_INSECURE_SKIP_VERIFY", Reason: fmt.Sprintf("%q is not a boolean (1, true, 0, false)", v)}
+			errs = append(errs, &Error{Key: name, Where: name, Reason: fmt.Sprintf("%q is not a boolean (1, true, 0, false)", v)})
+			return nil, false
 		}
-		o.InsecureSkipVerify = b
+		return &b, true
 	}
-	if t := getenv("CHAT_TOKEN"); t != "" {
-		o.Tokens = append(o.Tokens, t)
-		for i := 2; ; i++ {
-			t := getenv("CHAT_TOKEN_" + strconv.Itoa(i))
-			if t == "" {
-				break
+	o.BaseURL, _ = get("CHAT_BASE_URL")
+	o.CAFile, _ = get("CHAT_CA_FILE")
+	if b, ok := boolean("CHAT_INSECURE_SKIP_VERIFY"); ok {
+		o.InsecureSkipVerify = *b
+	}
+	o.Rooms.Org, _ = get("CHAT_ROOMS_ORG")
+	o.Rooms.Repo, _ = get("CHAT_ROOMS_REPO")
+	o.Rooms.Channel, _ = get("CHAT_ROOMS_CHANNEL")
+	o.Rooms.OneToOne, _ = get("CHAT_ROOMS_ONE_TO_ONE")
+	o.WriteRoom, _ = get("CHAT_WRITE_ROOM")
+	o.HideRoom, _ = get("CHAT_HIDE_ROOM")
+	perUser := func(s Setting, into *[]string) {
+		for i := range MaxEnvUsers {
+			if v, ok := get(s.EnvName(i)); ok {
+				for len(*into) < i {
+					*into = append(*into, "")
+				}
+				*into = append(*into, v)
 			}
-			o.Tokens = append(o.Tokens, t)
 		}
 	}
+	for _, s := range Settings() {
+		switch s.Key {
+		case "users[i].token":
+			perUser(s, &o.Tokens)
+		case "users[i].name":
+			perUser(s, &o.Names)
+		case "users[i].id":
+			perUser(s, &o.IDs)
+		case "users[i].username":
+			perUser(s, &o.Usernames)
+		case "users[i].private_repos_granted":
+			for i := range MaxEnvUsers {
+				if b, ok := boolean(s.EnvName(i)); ok {
+					for len(o.PrivateReposGranted) < i {
+						o.PrivateReposGranted = append(o.PrivateReposGranted, nil)
+					}
+					o.PrivateReposGranted = append(o.PrivateReposGranted, b)
+				}
+			}
+		}
+	}
+	// CHAT_TOKEN_3 without CHAT_TOKEN_2 leaves a hole the file must fill;
+	// Check names the token that is missing.
+	o.Err = errors.Join(errs...)
 	return o
 }
 
+// EnvNames returns the environment variables FromLookupEnv reads that are set
+// (with any value), for telling "no target named" from "a target named
+// with empty values".
+func EnvNames(lookup func(string) (string, bool)) []string {
+	var out []string
+	for _, s := range Settings() {
+		n := 1
+		if s.PerUser {
+			n = MaxEnvUsers
+		}
+		for i := range n {
+			if _, ok := lookup(s.EnvName(i)); ok {
+				out = append(out, s.EnvName(i))
+			}
+		}
+	}
+	return out
+}
+
+// Empty reports whether o gives no value at all.
+func (o Overrides) Empty() bool {
+	return o.BaseURL == "" && len(o.Tokens) == 0 && len(o.Names) == 0 && len(o.IDs) == 0 && len(o.Usernames) == 0 &&
+		len(o.PrivateReposGranted) == 0 && o.CAFile == "" && !o.InsecureSkipVerify && o.Rooms == (RoomHints{}) &&
+		o.WriteRoom == "" && o.HideRoom == "" && o.Err == nil
+}
+
 // Apply lays o over d: a base URL replaces d's, token i replaces user i's
-// token (a user is added when d has fewer). A replaced token drops the
-// user's id and username, which belonged to the old token. A CA file
-// replaces d's (made absolute against the working directory); a true
-// InsecureSkipVerify sets d's.
+// token (users are added when d has fewer). A replaced token drops the
+// user's id and username, which belonged to the old token, unless o gives
+// them too. A CA file replaces d's (made absolute against the working
+// directory); a true InsecureSkipVerify sets d's; room hints, the write
+// room and the hide room replace d's.
 func (d *Description) Apply(o Overrides) {
 	if o.Err != nil && d.overrideErr == nil {
 		d.overrideErr = o.Err
@@ -264,32 +433,73 @@ func (d *Description) Apply(o Overrides) {
 	if d.from == nil {
 		d.from = map[string]string{}
 	}
-	if o.BaseURL != "" {
-		d.BaseURL = o.BaseURL
-		d.from["base_url"] = o.name("base_url", 0)
+	str := func(dst *string, v, key string) {
+		if v != "" {
+			*dst = v
+			d.from[key] = o.name(key)
+		}
 	}
+	str(&d.BaseURL, o.BaseURL, "base_url")
 	if o.CAFile != "" {
 		d.CAFile = o.CAFile
 		if abs, err := filepath.Abs(o.CAFile); err == nil {
 			d.CAFile = abs
 		}
-		d.from["ca_file"] = o.name("ca_file", 0)
+		d.from["ca_file"] = o.name("ca_file")
 	}
 	if o.InsecureSkipVerify {
 		d.InsecureSkipVerify = true
-		d.from["insecure_skip_verify"] = o.name("insecure_skip_verify", 0)
+		d.from["insecure_skip_verify"] = o.name("insecure_skip_verify")
+	}
+	str(&d.Rooms.Org, o.Rooms.Org, "rooms.org")
+	str(&d.Rooms.Repo, o.Rooms.Repo, "rooms.repo")
+	str(&d.Rooms.Channel, o.Rooms.Channel, "rooms.channel")
+	str(&d.Rooms.OneToOne, o.Rooms.OneToOne, "rooms.one_to_one")
+	str(&d.WriteRoom, o.WriteRoom, "write_room")
+	str(&d.HideRoom, o.HideRoom, "hide_room")
+	grow := func(n int) {
+		for len(d.Users) < n {
+			d.Users = append(d.Users, User{})
+		}
 	}
 	for i, t := range o.Tokens {
 		if t == "" {
 			continue
 		}
-		if i >= len(d.Users) {
-			d.Users = append(d.Users, User{Name: "user" + strconv.Itoa(i+1)})
-		}
+		grow(i + 1)
 		if d.Users[i].Token != t {
 			d.Users[i].Token, d.Users[i].ID, d.Users[i].Username = t, "", ""
 		}
-		d.from[fmt.Sprintf("users[%d].token", i)] = o.name("token", i)
+		d.from[fmt.Sprintf("users[%d].token", i)] = o.name(fmt.Sprintf("users[%d].token", i))
+	}
+	for _, f := range []struct {
+		vals []string
+		key  string
+		dst  func(*User) *string
+	}{
+		{o.Names, "name", func(u *User) *string { return &u.Name }},
+		{o.IDs, "id", func(u *User) *string { return &u.ID }},
+		{o.Usernames, "username", func(u *User) *string { return &u.Username }},
+	} {
+		for i, v := range f.vals {
+			if v == "" {
+				continue
+			}
+			grow(i + 1)
+			key := fmt.Sprintf("users[%d].%s", i, f.key)
+			*f.dst(&d.Users[i]) = v
+			d.from[key] = o.name(key)
+		}
+	}
+	for i, g := range o.PrivateReposGranted {
+		if g == nil {
+			continue
+		}
+		grow(i + 1)
+		v := *g
+		d.Users[i].PrivateReposGranted = &v
+		key := fmt.Sprintf("users[%d].private_repos_granted", i)
+		d.from[key] = o.name(key)
 	}
 }
 
@@ -325,6 +535,20 @@ func (d *Description) Check() error {
 	}
 	for i, usr := range d.Users {
 		if strings.TrimSpace(usr.Token) == "" {
+			var by []string // what names this user without a token
+			for k, src := range d.from {
+				if j, _, ok := userKey(k); ok && j == i {
+					by = append(by, src)
+				}
+			}
+			if len(by) > 0 {
+				sort.Strings(by)
+				return d.errorf(fmt.Sprintf("users[%d].token", i), "required: %s names user %d, who has no token (give it with %s, or in the file)",
+					strings.Join(by, ", "), i+1, Setting{Env: "CHAT_TOKEN", PerUser: true}.EnvName(i))
+			}
+			if i < len(d.Users)-1 {
+				return d.errorf(fmt.Sprintf("users[%d].token", i), "required: a later user is named, so user %d must be too", i+1)
+			}
 			return d.errorf(fmt.Sprintf("users[%d].token", i), "required")
 		}
 		if usr.Name == "" {

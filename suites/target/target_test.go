@@ -126,3 +126,67 @@ func TestErrorsNameWhereTheValueCameFrom(t *testing.T) {
 		t.Errorf("file token: %q", got)
 	}
 }
+
+// A variable that is set but empty is an error naming it, never "not set":
+// an empty CI secret must not turn a run against a server into a run
+// against the bundled reference, or a run with fewer users.
+func TestEmptyVariablesAreErrors(t *testing.T) {
+	for _, name := range []string{"CHAT_BASE_URL", "CHAT_TOKEN", "CHAT_TOKEN_2", "CHAT_CA_FILE", "CHAT_INSECURE_SKIP_VERIFY", "CHAT_HIDE_ROOM", "CHAT_USER_ID_2", "CHAT_PRIVATE_REPOS_GRANTED"} {
+		env := map[string]string{"CHAT_BASE_URL": "https://x", "CHAT_TOKEN": "t1", "CHAT_TOKEN_2": "t2"}
+		env[name] = ""
+		o := FromLookupEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+		d := &Description{}
+		d.Apply(o)
+		err := d.Check()
+		var de *Error
+		if !errors.As(err, &de) || de.Key != name || !strings.HasPrefix(err.Error(), name+": set but empty") {
+			t.Errorf("%s empty: %v", name, err)
+		}
+	}
+	got := EnvNames(func(k string) (string, bool) { return "", k == "CHAT_BASE_URL" || k == "CHAT_TOKEN_3" })
+	if strings.Join(got, " ") != "CHAT_BASE_URL CHAT_TOKEN_3" {
+		t.Errorf("EnvNames: %v", got)
+	}
+}
+
+// Every key of a description can be given by a flag and by a variable,
+// named by one rule; the environment beats the file, and names a user's
+// key by the user's number.
+func TestEverySettingFromTheEnvironment(t *testing.T) {
+	env := map[string]string{
+		"CHAT_BASE_URL": "https://env", "CHAT_TOKEN": "t1", "CHAT_TOKEN_2": "t2", "CHAT_USER_NAME": "alice", "CHAT_USER_ID_2": "id2",
+		"CHAT_USERNAME": "al", "CHAT_PRIVATE_REPOS_GRANTED": "true", "CHAT_PRIVATE_REPOS_GRANTED_2": "0", "CHAT_ROOMS_ORG": "o", "CHAT_ROOMS_REPO": "r",
+		"CHAT_ROOMS_CHANNEL": "c", "CHAT_ROOMS_ONE_TO_ONE": "1", "CHAT_WRITE_ROOM": "w", "CHAT_HIDE_ROOM": "h", "CHAT_INSECURE_SKIP_VERIFY": "1",
+	}
+	d, _ := Parse([]byte("base_url: https://file\nusers:\n  - token: f1\n    id: fid1\nhide_room: fh\n"))
+	d.Apply(FromLookupEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }))
+	if err := d.Check(); err != nil {
+		t.Fatal(err)
+	}
+	u1, u2 := d.Users[0], d.Users[1]
+	if d.BaseURL != "https://env" || u1.Token != "t1" || u1.ID != "" || u1.Name != "alice" || u1.Username != "al" || !*u1.PrivateReposGranted ||
+		u2.Token != "t2" || u2.ID != "id2" || *u2.PrivateReposGranted || d.Rooms != (RoomHints{Org: "o", Repo: "r", Channel: "c", OneToOne: "1"}) ||
+		d.WriteRoom != "w" || d.HideRoom != "h" || !d.InsecureSkipVerify {
+		t.Errorf("%+v %+v %+v", d, u1, u2)
+	}
+	if got := d.Where("users[1].id"); got != "users[1].id (CHAT_USER_ID_2)" {
+		t.Errorf("Where: %q", got)
+	}
+	// A user's key for a user without a token says which variable named it.
+	d = &Description{}
+	d.Apply(FromLookupEnv(func(k string) (string, bool) {
+		v, ok := map[string]string{"CHAT_BASE_URL": "https://x", "CHAT_TOKEN": "t1", "CHAT_USER_ID_2": "u2"}[k]
+		return v, ok
+	}))
+	if err := d.Check(); err == nil || !strings.Contains(err.Error(), "CHAT_USER_ID_2 names user 2, who has no token (give it with CHAT_TOKEN_2") {
+		t.Errorf("user without a token: %v", err)
+	}
+	// The README documents every setting with its flag and variable.
+	for _, s := range Settings() {
+		for _, name := range []string{s.Flag, s.Env} {
+			if !strings.HasPrefix(name, "--") && !strings.HasPrefix(name, "CHAT_") {
+				t.Errorf("%s: %q", s.Key, name)
+			}
+		}
+	}
+}

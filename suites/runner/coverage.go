@@ -1,0 +1,309 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/chatrooms/conformance/spec"
+)
+
+// Coverage says how much of the profile a run judged: a checkable
+// requirement is judged when its verdict is PASS, FAIL or KNOWN (a FAIL the
+// baseline lists). Every other checkable requirement is listed in a group
+// by cause, with the one thing the user can do about it.
+type Coverage struct {
+	Judged int `json:"judged"`
+	// Total is the number of checkable requirements of the profile
+	// (requirements no outside client can check, N/A, are not counted).
+	Total     int   `json:"total"`
+	NotJudged []Gap `json:"notJudged,omitempty"`
+}
+
+// Gap is a group of requirements a run did not judge, for one cause.
+type Gap struct {
+	Outcome      Outcome  `json:"outcome"` // SKIP, BLOCKED, NOT RUN, ERROR or INCONCLUSIVE
+	Cause        string   `json:"cause"`   // why, in a few words
+	Do           string   `json:"do"`      // the one thing the user can do about it
+	Requirements []string `json:"requirements"`
+	// Reasons are the distinct reasons the checks gave (a skip's text, say).
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Percent is the judged share of the profile, rounded down.
+func (c *Coverage) Percent() int {
+	if c == nil || c.Total == 0 {
+		return 0
+	}
+	return c.Judged * 100 / c.Total
+}
+
+// String is the coverage in one line: "judged 61 of 68 checkable
+// requirements (89%)".
+func (c *Coverage) String() string {
+	if c == nil {
+		return "coverage unknown"
+	}
+	return fmt.Sprintf("judged %d of %d checkable requirements (%d%%)", c.Judged, c.Total, c.Percent())
+}
+
+func judged(o Outcome) bool { return o == Pass || o == Fail || o == Known }
+
+// CoverageGate turns coverage short of what the user asks into exit 1
+// (--min-judged, --require).
+type CoverageGate struct {
+	// MinJudged is the least number of judged requirements; MinPercent the
+	// least share of the profile's checkable requirements (0: no bound).
+	MinJudged  int
+	MinPercent float64
+	// Require lists requirement ids that must be judged.
+	Require []string
+}
+
+// Active reports whether the gate asks anything.
+func (g CoverageGate) Active() bool {
+	return g.MinJudged > 0 || g.MinPercent > 0 || len(g.Require) > 0
+}
+
+// ParseMinJudged reads --min-judged: a count ("60") or a share of the
+// profile's checkable requirements ("90%").
+func ParseMinJudged(s string) (CoverageGate, error) {
+	var g CoverageGate
+	s = strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || f < 0 || f > 100 {
+			return g, &UsageError{fmt.Sprintf("--min-judged %q: want a count (60) or a share of the profile's checkable requirements (90%%)", s)}
+		}
+		g.MinPercent = f
+		return g, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return g, &UsageError{fmt.Sprintf("--min-judged %q: want a count (60) or a share of the profile's checkable requirements (90%%)", s)}
+	}
+	g.MinJudged = n
+	return g, nil
+}
+
+// ParseRequire reads --require: requirement ids separated by commas, each
+// a checkable requirement of the profile.
+func ParseRequire(s string, p spec.Profile) ([]string, error) {
+	cat, err := spec.LoadCatalogue()
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, id := range strings.Split(s, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		req, ok := cat.Lookup(id)
+		switch {
+		case !ok:
+			return nil, &UsageError{fmt.Sprintf("--require: %s is not a requirement id (chatconform --list shows them)", id)}
+		case !req.IsCheckable():
+			return nil, &UsageError{fmt.Sprintf("--require: %s cannot be checked by any client (%s)", id, req.Reason)}
+		case p != "" && !req.InProfile(p):
+			return nil, &UsageError{fmt.Sprintf("--require: %s is not part of the %s profile", id, p)}
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil, &UsageError{"--require: give requirement ids separated by commas"}
+	}
+	return ids, nil
+}
+
+// shortOf lists how the coverage falls short of the gate ("" when it does
+// not).
+func (g CoverageGate) shortOf(c *Coverage, verdicts map[string]Outcome) []string {
+	var out []string
+	if g.MinJudged > 0 && c.Judged < g.MinJudged {
+		out = append(out, fmt.Sprintf("%s; --min-judged %d asks for %d", c, g.MinJudged, g.MinJudged))
+	}
+	if g.MinPercent > 0 && float64(c.Judged)*100 < g.MinPercent*float64(c.Total) {
+		out = append(out, fmt.Sprintf("%s; --min-judged %s%% asks for %d", c, strconv.FormatFloat(g.MinPercent, 'f', -1, 64), int(ceil(g.MinPercent*float64(c.Total)/100))))
+	}
+	for _, id := range g.Require {
+		if v := verdicts[id]; !judged(v) {
+			out = append(out, fmt.Sprintf("%s is required (--require) but was not judged: %s", id, v))
+		}
+	}
+	return out
+}
+
+func ceil(f float64) float64 {
+	n := float64(int(f))
+	if n < f {
+		n++
+	}
+	return n
+}
+
+// coverage computes what the run judged and groups the rest by cause.
+func (r *Result) coverage() *Coverage {
+	c := &Coverage{}
+	verdict := map[string]Outcome{}
+	for _, q := range r.Requirements {
+		verdict[q.ID] = q.Verdict
+	}
+	groups := map[string]*Gap{}
+	var order []string
+	add := func(o Outcome, cause, do, id, reason string) {
+		key := o.String() + "\x00" + cause
+		g := groups[key]
+		if g == nil {
+			g = &Gap{Outcome: o, Cause: cause, Do: do}
+			groups[key] = g
+			order = append(order, key)
+		}
+		if !slices.Contains(g.Requirements, id) {
+			g.Requirements = append(g.Requirements, id)
+		}
+		if reason != "" && !slices.Contains(g.Reasons, reason) {
+			g.Reasons = append(g.Reasons, reason)
+		}
+	}
+	for _, q := range r.Requirements {
+		if q.Verdict == NotCheckable {
+			continue
+		}
+		c.Total++
+		if judged(q.Verdict) {
+			c.Judged++
+			continue
+		}
+		cause, do, reason := r.causeOf(q, verdict)
+		add(q.Verdict, cause, do, q.ID, reason)
+	}
+	rank := map[Outcome]int{Blocked: 0, Error: 1, Inconclusive: 2, Skip: 3, NotRun: 4}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := groups[order[i]], groups[order[j]]
+		if rank[a.Outcome] != rank[b.Outcome] {
+			return rank[a.Outcome] < rank[b.Outcome]
+		}
+		return len(a.Requirements) > len(b.Requirements)
+	})
+	for _, k := range order {
+		c.NotJudged = append(c.NotJudged, *groups[k])
+	}
+	return c
+}
+
+// causeOf says why requirement q was not judged and what the user can do.
+func (r *Result) causeOf(q Requirement, verdict map[string]Outcome) (cause, do, reason string) {
+	first := func(o Outcome) CheckResult {
+		for _, c := range q.Checks {
+			if c.Outcome == o {
+				return c
+			}
+		}
+		return CheckResult{}
+	}
+	switch q.Verdict {
+	case Blocked:
+		c := first(Blocked)
+		if verdict[c.BlockedBy] == Known {
+			return "blocked by a known failure (baseline)", "fix " + c.BlockedBy + ": while it fails, the baseline keeps the run green but these requirements go unjudged", c.BlockedBy
+		}
+		return "blocked by a failing requirement", "fix the failing requirements listed last; each check they blocked is judged once they pass", c.BlockedBy
+	case Error:
+		for _, c := range q.Checks {
+			if c.Outcome == Error && strings.HasPrefix(c.Message, orphanPrefix) {
+				by, _, _ := strings.Cut(strings.TrimPrefix(c.Message, orphanPrefix), ",")
+				return "blocked by a requirement that did not fail in this run", "run that requirement's checks too (without --label-filter); if it passes, a check named the wrong requirement: report it", by
+			}
+		}
+		return "no answer to judge (transport failure, timeout, a check cut short)", "see the ERROR rows: check that the target stays up; raise --timeout or --check-timeout for a slow one", firstLine(first(Error).Message)
+	case Inconclusive:
+		return "the target kept answering 429 or 503", "keep the run under the target's rate limit with --rate N/s", ""
+	case NotRun:
+		c := first(NotRun)
+		switch {
+		case strings.HasPrefix(c.Message, "not selected"):
+			return "not selected (--label-filter, --focus)", "run without --label-filter and --focus to judge them", ""
+		case r.Halted != "":
+			return "the run stopped before judging them", stopAdvice(r.Halted), r.Halted
+		}
+		return "not run", "run again", strings.TrimPrefix(c.Message, "not run: ")
+	case Skip:
+		c := first(Skip)
+		reason = firstLine(c.Message)
+		cause, do = skipCause(reason)
+		return cause, do, reason
+	}
+	return q.Verdict.String(), "", ""
+}
+
+// stopAdvice is what to do about a run that stopped early.
+func stopAdvice(why string) string {
+	switch {
+	case strings.Contains(why, "out of time"):
+		return "give the run more time: --max-time"
+	case strings.Contains(why, "interrupted"):
+		return "run again without interrupting it"
+	case strings.Contains(why, "could not be reached"), strings.Contains(why, "stopped answering"):
+		return "make sure the target is up and reachable (--wait gives a server that is starting time to answer)"
+	case strings.Contains(why, "certificate"):
+		return "trust the target's certificate: --ca-file, CHAT_CA_FILE or ca_file:"
+	case strings.Contains(why, "answers its own API wrongly"):
+		return "fix the answer the preflight names; no check runs before it is right"
+	}
+	return "fix what stopped the run (said above) and run again"
+}
+
+// skipCauses maps what a skipped check says to its cause and the one thing
+// to do about it; the first whose words all appear wins.
+var skipCauses = []struct {
+	words     []string
+	cause, do string
+}{
+	{[]string{"needs", "users"}, "needs a second user",
+		"name a second user: --token again, CHAT_TOKEN_2, or users[1].token in the description"},
+	{[]string{"hide_room"}, "no hide_room named (hiding a room is destructive)",
+		"name a room user 1 may lose from their list: --hide-room ID, CHAT_HIDE_ROOM or hide_room:"},
+	{[]string{"private_repos_granted"}, "no user says whether they granted access to private repositories",
+		"say it per user: --private-repos-granted true|false (once per user), CHAT_PRIVATE_REPOS_GRANTED(_2) or users[i].private_repos_granted:"},
+	{[]string{"write_room"}, "no room users 1 and 2 share to post in",
+		"name one: --write-room ID, CHAT_WRITE_ROOM or write_room:"},
+	{[]string{"rooms:"}, "no room hints named",
+		"name user 1's rooms: --rooms-org, --rooms-repo, --rooms-channel, --rooms-one-to-one (CHAT_ROOMS_ORG ...) or rooms: in the description"},
+	{[]string{"names no rooms"}, "no room hints named",
+		"name user 1's rooms: --rooms-org, --rooms-repo, --rooms-channel, --rooms-one-to-one (CHAT_ROOMS_ORG ...) or rooms: in the description"},
+	{[]string{"rate limit"}, "the target has no rate limit configured",
+		"configure one on the target (the reason says at what level)"},
+}
+
+func skipCause(reason string) (cause, do string) {
+	low := strings.ToLower(reason)
+	for _, sc := range skipCauses {
+		all := true
+		for _, w := range sc.words {
+			all = all && strings.Contains(low, w)
+		}
+		if all {
+			return sc.cause, sc.do
+		}
+	}
+	return "the target holds nothing to check it on", "give user 1 what the reason names (or describe a user who has it)"
+}
+
+// judge computes the coverage and holds it to the gate. A run that did not
+// reach its end keeps the exit code of what stopped it (its coverage is
+// reported all the same).
+func (r *Result) judge(g CoverageGate) {
+	r.Coverage = r.coverage()
+	r.CoverageShort = nil
+	if r.halt != nil || !g.Active() {
+		return
+	}
+	verdicts := map[string]Outcome{}
+	for _, q := range r.Requirements {
+		verdicts[q.ID] = q.Verdict
+	}
+	r.CoverageShort = g.shortOf(r.Coverage, verdicts)
+}
