@@ -158,3 +158,8 @@ func blame(op string, v spec.Violation) string {
 	}
 	return operationRequirement[op]
 }
+
+// Blame names the requirement a violation of operation op breaks (see
+// blame): what a recorded exchange's violations count against when a run
+// is judged again from its record.
+func Blame(op string, v spec.Violation) string { return blame(op, v) }

@@ -252,6 +252,10 @@ type Config struct {
 	Wait time.Duration
 	// Version is chatconform's version, for the reports.
 	Version string
+	// Observe, when not nil, sees every exchange of the run (preflight,
+	// discovery and checks) with its whole bodies, as the client reports
+	// them (see client.Observed), besides the run's own history checker.
+	Observe func(client.Observed)
 	// Base Ginkgo configuration (from GinkgoConfiguration()).
 	SuiteConfig    types.SuiteConfig
 	ReporterConfig types.ReporterConfig
