@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // The twelve operations of the API document's summary table, placeholders
@@ -276,6 +278,80 @@ func TestWrongPayloadsAreRejectedForTheRightReason(t *testing.T) {
 		vs := response(t, Core, tc.method, tc.path, tc.status, nil, tc.body)
 		if !hasViolation(vs, tc.location, tc.rule) {
 			t.Errorf("%s: want a violation at %s of rule %s, got %v", tc.name, tc.location, tc.rule, vs)
+		}
+	}
+}
+
+// A success the operation does not document is read as the one it does
+// document, so that what is wrong in the body is not hidden by the status.
+func TestUndocumentedSuccessIsReadAsTheDocumentedOne(t *testing.T) {
+	cases := []struct {
+		name         string
+		p            Profile
+		method, path string
+		status       int
+		body         any
+		want         []string // location rule, in order
+	}{
+		{"valid message sent with 201", Core, "POST", msgPath, 201, message(), []string{"status status"}},
+		{"valid message sent with 201", Reference, "POST", msgPath, 201, message(), []string{"status status"}},
+		{"message without editedAt sent with 201", Core, "POST", msgPath, 201, set(message(), "editedAt", remove{}), []string{"status status", "$.editedAt required"}},
+		{"message without status sent with 201", Reference, "POST", msgPath, 201, set(message(), "status", remove{}), []string{"status status", "$.status required"}},
+		{"list of a bare message under 203", Core, "GET", msgPath, 203, message(), []string{"status status", "$ type"}},
+		// A 204 has no body: only its headers are read as the documented 200.
+		{"hide answered 204", Reference, "DELETE", roomPath + "/5f1a0c2b9d3e4f5a6b7c8d92", 204, nil, []string{"status status"}},
+		// Unchanged: a 2XX range covers any success, an error status is not read as a success.
+		{"hide answered 204 at core", Core, "DELETE", roomPath + "/5f1a0c2b9d3e4f5a6b7c8d92", 204, nil, nil},
+		{"a 500 is never documented at core", Core, "GET", "/v1/user", 500, []any{set(user(), "id", 1)}, []string{"status status"}},
+	}
+	for _, tc := range cases {
+		vs := response(t, tc.p, tc.method, tc.path, tc.status, nil, tc.body)
+		var got []string
+		for _, v := range vs {
+			got = append(got, v.Location+" "+v.Rule)
+			if v.Operation == "" || v.Side != "response" {
+				t.Errorf("%s, %s: violation without its operation or side: %#v", tc.p, tc.name, v)
+			}
+			if v.Rule == "status" && v.Value != tc.status {
+				t.Errorf("%s, %s: the status violation holds %v, want %d", tc.p, tc.name, v.Value, tc.status)
+			}
+		}
+		if strings.Join(got, "; ") != strings.Join(tc.want, "; ") {
+			t.Errorf("%s, %s: got %q, want %q (%v)", tc.p, tc.name, got, tc.want, vs)
+		}
+	}
+}
+
+func TestMeantSuccess(t *testing.T) {
+	resp := func(codes ...string) *openapi3.Responses {
+		r := openapi3.NewResponses()
+		r.Delete("default")
+		for _, c := range codes {
+			r.Set(c, &openapi3.ResponseRef{Value: openapi3.NewResponse()})
+		}
+		return r
+	}
+	cases := []struct {
+		name   string
+		method string
+		r      *openapi3.Responses
+		status int
+		want   int
+	}{
+		{"201 where 200 is documented", "POST", resp("200", "4XX"), 201, 200},
+		{"200 where 201 is documented", "POST", resp("201", "400"), 200, 201},
+		{"documented status", "POST", resp("200"), 200, 0},
+		{"two successes documented", "POST", resp("200", "202"), 201, 0},
+		{"a 2XX range", "POST", resp("2XX"), 201, 0},
+		{"a default response", "POST", resp("200", "default"), 201, 0},
+		{"not a success", "POST", resp("200"), 500, 0},
+		{"a redirect", "POST", resp("200"), 302, 0},
+		{"HEAD", "HEAD", resp("200"), 201, 0},
+		{"no responses", "POST", resp(), 201, 0},
+	}
+	for _, tc := range cases {
+		if got := meantSuccess(tc.method, tc.r, tc.status); got != tc.want {
+			t.Errorf("%s: meantSuccess = %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

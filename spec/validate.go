@@ -51,10 +51,11 @@ func shortValue(v any) string {
 // Validator checks requests and responses of one API mount against a
 // document. It is safe for concurrent use.
 type Validator struct {
-	doc    *Document
 	router routers.Router
 	opts   *openapi3filter.Options
-	quick  *quick // nil: every response takes the full path
+	// headersOnly is opts without the body: the headers of a 204 or 205
+	// read as the success the operation documents.
+	headersOnly *openapi3filter.Options
 }
 
 // NewValidator returns a validator for an API whose base URL has the given
@@ -78,11 +79,10 @@ func (d *Document) NewValidator(mountPath string) (*Validator, error) {
 		SchemaValidationOptions: append(d.T.GetSchemaValidationOptions(),
 			openapi3.EnableFormatValidation()),
 	}
-	return &Validator{doc: d, router: router, opts: opts, quick: newQuick(d.T, opts)}, nil
+	headersOnly := *opts
+	headersOnly.ExcludeResponseBody = true
+	return &Validator{router: router, opts: opts, headersOnly: &headersOnly}, nil
 }
-
-// Document returns the document the validator checks against.
-func (v *Validator) Document() *Document { return v.doc }
 
 // requireCredential accepts a security scheme when the request presents a
 // value for it; whether the token is right is the server's business.
@@ -104,11 +104,6 @@ func requireCredential(_ context.Context, in *openapi3filter.AuthenticationInput
 		}
 	}
 	return fmt.Errorf("no %s credential", s.Type)
-}
-
-// Route finds the operation a request addresses.
-func (v *Validator) Route(req *http.Request) (*routers.Route, map[string]string, error) {
-	return v.router.FindRoute(req)
 }
 
 // OperationID returns the operationId a request addresses, or "" when it
@@ -135,33 +130,66 @@ func (v *Validator) CheckRequest(ctx context.Context, req *http.Request, body []
 	return route.Operation.OperationID, violations(route.Operation.OperationID, "request", err)
 }
 
-// CheckResponse validates a response to req. Statuses the operation does not
-// document are violations.
+// CheckResponse validates a response to req with kin-openapi. Statuses the
+// operation does not document are violations.
 //
-// A response the quick path (quick.go) finds valid has no violations; any
-// other goes through kin-openapi, which words every violation.
+// kin-openapi reads nothing more of an answer whose status is undocumented.
+// When that status is a success and the operation documents exactly one
+// success (201 where only 200 is documented), the answer is also read as that
+// success, so that what is wrong in its headers and body is reported beside
+// the status. A 204 or 205 has no body by definition: only its headers are
+// read so.
 func (v *Validator) CheckResponse(ctx context.Context, req *http.Request, status int, header http.Header, body []byte) (string, []Violation) {
 	route, params, err := v.router.FindRoute(req)
 	if err != nil {
 		return "", []Violation{routeViolation(req, "response", err)}
 	}
-	if v.quick.pass(ctx, req, route, status, header, body) {
-		return route.Operation.OperationID, nil
+	op := route.Operation.OperationID
+	meant := meantSuccess(req.Method, route.Operation.Responses, status)
+	if meant == 0 {
+		return op, violations(op, "response", v.validateResponse(ctx, req, route, params, status, header, body, v.opts))
 	}
-	return route.Operation.OperationID, v.fullResponse(ctx, req, route, params, status, header, body)
+	opts, what := v.opts, "headers and body"
+	if status == http.StatusNoContent || status == http.StatusResetContent {
+		opts, what = v.headersOnly, "headers"
+	}
+	out := []Violation{{Operation: op, Side: "response", Location: "status", Rule: "status", Value: status,
+		Message: fmt.Sprintf("status is not supported (the %s are checked as the documented %d)", what, meant)}}
+	return op, append(out, violations(op, "response", v.validateResponse(ctx, req, route, params, meant, header, body, opts))...)
 }
 
-// fullResponse validates a response with kin-openapi alone.
-func (v *Validator) fullResponse(ctx context.Context, req *http.Request, route *routers.Route, params map[string]string, status int, header http.Header, body []byte) []Violation {
-	reqIn := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: v.opts}
+// validateResponse runs kin-openapi's response validation, reading the
+// answer as one of the given status.
+func (v *Validator) validateResponse(ctx context.Context, req *http.Request, route *routers.Route, params map[string]string, status int, header http.Header, body []byte, opts *openapi3filter.Options) error {
+	reqIn := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: reqIn,
 		Status:                 status,
 		Header:                 header,
-		Options:                v.opts,
+		Options:                opts,
 	}
 	in.SetBodyBytes(body)
-	return violations(route.Operation.OperationID, "response", openapi3filter.ValidateResponse(ctx, in))
+	return openapi3filter.ValidateResponse(ctx, in)
+}
+
+// meantSuccess returns the one success status an operation documents when
+// status is a success it does not document (nor covers with 2XX or default),
+// and 0 otherwise. kin-openapi judges no response to HEAD.
+func meantSuccess(method string, responses *openapi3.Responses, status int) int {
+	if method == http.MethodHead || status < 200 || status > 299 || responses.Len() == 0 ||
+		responses.Status(status) != nil || responses.Default() != nil {
+		return 0
+	}
+	meant := 0
+	for code := range responses.Map() {
+		if n, err := strconv.Atoi(code); err == nil && n >= 200 && n <= 299 {
+			if meant != 0 {
+				return 0
+			}
+			meant = n
+		}
+	}
+	return meant
 }
 
 func routeViolation(req *http.Request, side string, err error) Violation {
