@@ -116,6 +116,11 @@ func (s *Server) handleListMessages() http.Handler {
 // non-integer numbers and malformed ids are refused.
 func (s *Server) parseQuery(v url.Values) (Query, error) {
 	q := Query{Limit: DefaultLimit, BeforeID: v.Get("beforeId"), AfterID: v.Get("afterId"), AroundID: v.Get("aroundId"), Q: v.Get("q")}
+	for _, name := range []string{"limit", "skip"} {
+		if v.Has(name) && v.Get(name) == "" {
+			return q, errorf(Invalid, name+" must be an integer")
+		}
+	}
 	if raw := v.Get("limit"); raw != "" {
 		n, err := strconv.Atoi(raw)
 		if err != nil || n < 0 {

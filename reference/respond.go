@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"reflect"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -70,6 +72,10 @@ func writeError(w http.ResponseWriter, log *slog.Logger, r *http.Request, err er
 	} else {
 		log.Debug("request refused", "method", r.Method, "path", r.URL.Path, "status", status, "why", e.Detail)
 	}
+	if status == http.StatusUnauthorized {
+		// HTTP asks every 401 to name the scheme that would be accepted.
+		w.Header().Set("WWW-Authenticate", `Bearer realm="chat"`)
+	}
 	writeJSON(w, status, body)
 }
 
@@ -90,6 +96,9 @@ func decodeBody(r *http.Request, v any) error {
 	if !utf8.Valid(raw) || !pairedSurrogates(raw) {
 		return errorf(Invalid, "body is not valid UTF-8")
 	}
+	if err := exactFields(raw, v); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -97,6 +106,33 @@ func decodeBody(r *http.Request, v any) error {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return errorf(Invalid, "body holds more than one JSON value")
+	}
+	return nil
+}
+
+// exactFields refuses what encoding/json would let through into v, a
+// struct: a field named in another letter case ("Text" for "text", which
+// the decoder matches and lets win over the real one) and a null value
+// (which the decoder turns into the field's zero value without a word).
+// A body that is not an object is left to the decoder to refuse.
+func exactFields(raw []byte, v any) error {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return nil
+	}
+	known := map[string]bool{}
+	t := reflect.TypeOf(v).Elem()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		known[name] = true
+	}
+	for name, value := range fields {
+		if !known[name] {
+			return errorf(Invalid, "body: unknown field "+strconv.Quote(name))
+		}
+		if string(bytes.TrimSpace(value)) == "null" {
+			return errorf(Invalid, "body: "+name+" is null")
+		}
 	}
 	return nil
 }

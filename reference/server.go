@@ -102,11 +102,21 @@ func credential(r *http.Request) (string, error) {
 	// Every credential the request carries is read, each header line
 	// included: two that differ are refused rather than one picked.
 	var tokens []string
-	for _, h := range r.Header.Values("Authorization") {
+	lines := r.Header.Values("Authorization")
+	for _, h := range lines {
+		// A header of another scheme, or a Bearer one with no token, is no
+		// credential this API takes: the request is answered as one
+		// without a token (401 with the Bearer challenge), as HTTP's
+		// bearer scheme reads it, not as a malformed request.
 		scheme, token, _ := strings.Cut(h, " ")
 		token = strings.TrimSpace(token)
 		if !strings.EqualFold(scheme, "bearer") || token == "" {
-			return "", errorf(Invalid, "malformed Authorization header")
+			if len(lines) > 1 {
+				// Beside another line it is not "no credential" but a
+				// request that says two things.
+				return "", errorf(Invalid, "malformed Authorization header among several")
+			}
+			continue
 		}
 		tokens = append(tokens, token)
 	}

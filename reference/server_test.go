@@ -71,8 +71,8 @@ func TestErrorRows(t *testing.T) {
 		{"token in x-access-token", call{method: "GET", path: "/v1/user", user: -1, header: map[string]string{"x-access-token": h.token(0)}}, 200},
 		{"same token twice", call{method: "GET", path: "/v1/user?access_token=" + h.token(0)}, 200},
 		{"two different tokens", call{method: "GET", path: "/v1/user?access_token=" + h.token(1)}, 400},
-		{"not a bearer header", call{method: "GET", path: "/v1/user", header: map[string]string{"Authorization": "Token " + strings.Repeat("0", 40)}}, 400},
-		{"bearer without token", call{method: "GET", path: "/v1/user", header: map[string]string{"Authorization": "Bearer "}}, 400},
+		{"not a bearer header", call{method: "GET", path: "/v1/user", header: map[string]string{"Authorization": "Token " + strings.Repeat("0", 40)}}, 401},
+		{"bearer without token", call{method: "GET", path: "/v1/user", header: map[string]string{"Authorization": "Bearer "}}, 401},
 		{"me", call{method: "GET", path: "/v1/user/me/repos"}, 200},
 		{"another user's id", call{method: "GET", path: "/v1/user/" + h.userID(1) + "/rooms"}, 403},
 		{"malformed user id", call{method: "GET", path: "/v1/user/bob/rooms"}, 400},
@@ -105,6 +105,12 @@ func TestErrorRows(t *testing.T) {
 		{"mark read without chat", call{method: "POST", path: "/v1/user/me/rooms/" + hint.WriteRoom + "/unreadItems", body: `{}`}, 400},
 		{"mark read with an empty chat", call{method: "POST", path: "/v1/user/me/rooms/" + hint.WriteRoom + "/unreadItems", body: `{"chat":[]}`}, 400},
 		{"mark read with a malformed id", call{method: "POST", path: "/v1/user/me/rooms/" + hint.WriteRoom + "/unreadItems", body: `{"chat":["x"]}`}, 400},
+		{"send with text and Text", call{method: "POST", path: msgs, body: `{"text":"a","Text":"b"}`}, 400},
+		{"send with a null status", call{method: "POST", path: msgs, body: `{"text":"a","status":null}`}, 400},
+		{"edit with a null text", call{method: "PUT", path: msgs + "/" + mine.ID, body: `{"text":null}`}, 400},
+		{"mark read with Chat", call{method: "POST", path: "/v1/user/me/rooms/" + hint.WriteRoom + "/unreadItems", body: `{"Chat":["` + mine.ID + `"]}`}, 400},
+		{"empty skip", call{method: "GET", path: msgs + "?skip="}, 400},
+		{"empty limit", call{method: "GET", path: msgs + "?limit="}, 400},
 		{"hide an unknown room", call{method: "DELETE", path: "/v1/user/me/rooms/" + strings.Repeat("c", 24)}, 404},
 	}
 	for _, row := range rows {
@@ -113,6 +119,9 @@ func TestErrorRows(t *testing.T) {
 		if r.status != row.status {
 			t.Errorf("%s: status %d, want %d (%s)", row.name, r.status, row.status, r.body)
 			continue
+		}
+		if row.status == http.StatusUnauthorized && r.header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: a 401 without a WWW-Authenticate challenge", row.name)
 		}
 		if row.status >= 400 {
 			var body map[string]any

@@ -153,6 +153,13 @@ type Config struct {
 	// crossed; it must not block.
 	DownAfter int
 	OnDown    func(*TransportError)
+
+	// Observe, when set, is told of every answer the client reads (see
+	// Observed): once per attempt, so a request waited out after 429 or 503
+	// is seen once per answer, and never for a transport failure. It runs on
+	// the goroutine that made the request, so calls may be concurrent, and
+	// the request waits for it to return.
+	Observe func(Observed)
 }
 
 // Client sends validated requests. It is safe for concurrent use.
@@ -377,7 +384,8 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 		return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: KindTooLarge,
 			Err: fmt.Errorf("the response body is larger than the %d bytes the harness reads", c.cfg.MaxBody)}
 	}
-	elapsed := time.Since(start)
+	end := time.Now()
+	elapsed := end.Sub(start)
 	out.Status, out.Header, out.Body = resp.StatusCode, resp.Header, raw
 	if out.Operation == "" {
 		out.Operation = r.Method + " " + r.Path
@@ -389,6 +397,9 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	}
 	out.Violations = c.boundViolations(violations)
 	out.Exchange = c.record(r, req, body, out, elapsed)
+	if c.cfg.Observe != nil {
+		c.observe(r, req, body, out, start, end)
+	}
 	return out, nil
 }
 

@@ -25,6 +25,13 @@ func concurrencySpecs(d decl) {
 			room := e.writeRoom()
 			By("each user first sends three messages the other will mark read and its author will edit")
 			firsts := [2][]Message{e.seed(0, room, 3), e.seed(1, room, 3)}
+			e.verifies("MSG-SEND-STORED", func() {
+				for u, mine := range firsts {
+					for _, m := range mine {
+						e.eventually(func(g Gomega) { e.peek(g, 1-u, room, m.ID) })
+					}
+				}
+			})
 			e.step("UNREAD-CHAT", func() {
 				e.eventually(func(g Gomega) {
 					g.Expect(e.unread(0, room).Chat).To(ContainElements(idsOf(firsts[1])))

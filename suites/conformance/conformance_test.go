@@ -10,6 +10,7 @@ import (
 
 	"github.com/chatrooms/conformance/reference"
 	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/history"
 	"github.com/chatrooms/conformance/suites/runner"
 )
 
@@ -78,6 +79,14 @@ func TestEveryRequirementHasACheck(t *testing.T) {
 		for _, id := range c.IDs {
 			covered[id]++
 		}
+	}
+	// The history checker judges its requirements over every answer of a
+	// run, with no Ginkgo check of its own.
+	for _, id := range history.Requirements() {
+		if _, ok := cat.Lookup(id); !ok {
+			t.Errorf("the history checker reports under %s, which the catalogue does not hold", id)
+		}
+		covered[id]++
 	}
 	for _, r := range cat.Requirements {
 		if r.IsCheckable() && covered[r.ID] == 0 {

@@ -37,6 +37,9 @@ type Options struct {
 	Recorder *client.Recorder
 	// Process tells parallel Ginkgo processes apart in run markers.
 	Process int
+	// Examples is how many random requests each generated check draws per
+	// operation besides its coverage cases (0: the engine's default).
+	Examples int
 	// Client, when set, is the client the checks use (the runner builds it
 	// so that it can preflight the target, throttle and stop the run);
 	// Recorder and Timeout are then the client's own.
@@ -59,6 +62,7 @@ type Env struct {
 	soft    map[string]bool // requirements recorded as soft failures (see softly)
 	judged  map[string]bool // own requirements whose verifies blocks held (see verifies)
 	left    *leftover
+	gen     *generated // the run's generated-request engine, shared by every check
 }
 
 // leftover is what a check's sends left unread for another described
@@ -126,7 +130,7 @@ func NewEnv(ctx context.Context, o Options) (*Env, error) {
 }
 
 func newEnv(o Options, c *client.Client, d *target.Description) *Env {
-	e := &Env{Options: o, Client: c, Users: d.Users, seq: new(atomic.Int64), ctx: context.Background(), blocker: new(string), judging: new(string)}
+	e := &Env{Options: o, Client: c, Users: d.Users, seq: new(atomic.Int64), ctx: context.Background(), blocker: new(string), judging: new(string), gen: &generated{}}
 	e.marker = "cc" + strconv.FormatInt(time.Now().UnixNano()%1e12, 36) + "p" + strconv.Itoa(o.Process)
 	return e
 }

@@ -109,12 +109,17 @@ func referenceSpecs(d decl) {
 			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Invalid: true}), 401)
 		})
 
-		d.it("takes x-access-token, refuses missing or unknown tokens with 401 and malformed or conflicting ones with 400", reqs("REF-AUTH"), func(e *Env) {
+		d.it("takes x-access-token, refuses missing, unknown or other-scheme tokens with a 401 Bearer challenge and conflicting ones with 400", reqs("REF-AUTH"), func(e *Env) {
 			e.needUsers(2)
 			e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"X-Access-Token": {e.Users[0].Token}}}), nil)
-			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Invalid: true}), 401)
-			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: strings.Repeat("f", 40), Invalid: true}), 401)
-			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"Authorization": {"Token " + e.Users[0].Token}}, Invalid: true}), 400)
+			for _, resp := range []*client.Response{
+				e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Invalid: true}),
+				e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: strings.Repeat("f", 40), Invalid: true}),
+				e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"Authorization": {"Token " + e.Users[0].Token}}, Invalid: true}),
+			} {
+				errorBody(resp, 401)
+				Expect(resp.Header.Get("WWW-Authenticate")).To(HavePrefix("Bearer"), "%s", explain(resp, "a 401 without a Bearer challenge"))
+			}
 			errorBody(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Query: q("access_token", e.Users[1].Token), Invalid: true}), 400)
 		})
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/generate"
+	"github.com/chatrooms/conformance/suites/history"
 	"github.com/chatrooms/conformance/suites/target"
 )
 
@@ -14,7 +16,7 @@ import (
 // says, every request through the run's control (so a stopped run sends
 // nothing more), the whole run throttled to cfg.Rate, and the control told
 // when the target stops answering.
-func newClient(d *target.Description, cfg Config, rec *client.Recorder, ctl *control) (*client.Client, error) {
+func newClient(d *target.Description, cfg Config, rec *client.Recorder, hist *history.Checker, ctl *control) (*client.Client, error) {
 	cc, err := d.ClientConfig()
 	if err != nil {
 		return nil, err
@@ -28,8 +30,26 @@ func newClient(d *target.Description, cfg Config, rec *client.Recorder, ctl *con
 		return nil, err
 	}
 	cc.Timeout, cc.Recorder, cc.Rate = cfg.Timeout, rec, cfg.Rate
+	cc.Observe = observers(cfg.Observe, hist)
+	// Generated checks send altered tokens; they reveal most of a real one.
+	var tokens []string
+	for _, u := range d.Users {
+		tokens = append(tokens, u.Token)
+	}
+	cc.Secrets = append(cc.Secrets, generate.DerivedTokens(tokens)...)
 	cc.OnDown = func(te *client.TransportError) { ctl.stop("the target stopped answering: " + te.Error()) }
 	return client.New(cc)
+}
+
+// observers calls each of the run's observers of exchanges in turn.
+func observers(extra func(client.Observed), hist *history.Checker) func(client.Observed) {
+	if extra == nil {
+		return hist.Observe
+	}
+	return func(o client.Observed) {
+		hist.Observe(o)
+		extra(o)
+	}
 }
 
 // setupHalt turns a failure to prepare the run into an exit code and one

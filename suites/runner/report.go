@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -94,6 +95,9 @@ type CheckResult struct {
 	// whole is the check's own outcome where Outcome is its outcome for one
 	// requirement (see outcomeFor).
 	whole Outcome
+	// judged are the check's requirements whose assertions all ran and
+	// held (conformance.EntryJudged), even if it then stopped on another.
+	judged []string
 	// start and end bound the check in time: checks run one at a time, so
 	// an exchange recorded in between is the check's (a 429 answer, or the
 	// moment a stopped run cut the check short).
@@ -107,7 +111,7 @@ const (
 	MaxReportExchanges = 100
 )
 
-func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed uint64, url string, d time.Duration, rec *client.Recorder) *Result {
+func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed uint64, url string, d time.Duration, rec *client.Recorder, extra map[string][]CheckResult) *Result {
 	cat, _ := spec.LoadCatalogue()
 	res := &Result{Profile: p, Target: url, Seed: seed, Duration: d, Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{}}
 	var refused []time.Time // when the target answered 429 or 503
@@ -145,6 +149,9 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 			}
 			byID[id] = append(byID[id], c)
 		}
+	}
+	for id, cs := range extra {
+		byID[id] = append(byID[id], cs...)
 	}
 	if cat != nil {
 		for _, req := range cat.Requirements {
@@ -326,6 +333,11 @@ func checkResult(sr types.SpecReport) CheckResult {
 			cr.Fails, _ = entry(conformance.EntryFailed)
 		}
 	}
+	for _, e := range sr.ReportEntries {
+		if e.Name == conformance.EntryJudged {
+			cr.judged = append(cr.judged, e.StringRepresentation())
+		}
+	}
 	cr.Message = cutMessage(cr.Message)
 	return cr
 }
@@ -334,8 +346,13 @@ func checkResult(sr types.SpecReport) CheckResult {
 // verifying several that failed on one of them (Fails) did not judge the
 // others, which it reports as blocked by that one.
 func (c CheckResult) outcomeFor(id string) Outcome {
-	if c.Outcome == Fail && c.Fails != "" && c.Fails != id {
-		return Blocked
+	if (c.Outcome == Fail && c.Fails != "" && c.Fails != id) || c.Outcome == Blocked {
+		if slices.Contains(c.judged, id) {
+			return Pass // its assertions all ran and held before the check stopped
+		}
+		if c.Outcome == Fail {
+			return Blocked
+		}
 	}
 	return c.Outcome
 }

@@ -252,6 +252,9 @@ type Config struct {
 	Wait time.Duration
 	// Version is chatconform's version, for the reports.
 	Version string
+	// Examples is how many random requests each generated check draws per
+	// operation besides its coverage cases (0: the engine's default).
+	Examples int
 	// Observe, when not nil, sees every exchange of the run (preflight,
 	// discovery and checks) with its whole bodies, as the client reports
 	// them (see client.Observed), besides the run's own history checker.
@@ -333,7 +336,8 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	}
 
 	rec := &client.Recorder{Limit: 2000}
-	c, err := newClient(d, cfg, rec, ctl)
+	hist := newHistory(cfg, red, isBundled)
+	c, err := newClient(d, cfg, rec, hist, ctl)
 	if err != nil {
 		return s.halted(cfg, d, start, ExitUsage, err.Error())
 	}
@@ -391,7 +395,9 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	ginkgo.RunSpecs(t, "Chat Rooms API conformance ("+string(cfg.Profile)+")", sc, rc)
 	s.run.progress.finish()
 
-	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec)
+	whole, _ := s.Select(Selection{Profile: cfg.Profile})
+	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec,
+		historyChecks(hist, report, selected, len(checks) == len(whole)))
 	res.Started = start
 	res.ChecksDuration = time.Since(specsStart)
 	if reason, at := ctl.stopped(); reason != "" {
@@ -406,7 +412,7 @@ func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c 
 		return nil, err
 	}
 	return conformance.NewEnv(ctx, conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
-		Eventually: cfg.Eventually, Timeout: cfg.Timeout, Recorder: rec, Process: cfg.Process, Client: c})
+		Eventually: cfg.Eventually, Timeout: cfg.Timeout, Recorder: rec, Process: cfg.Process, Client: c, Examples: cfg.Examples})
 }
 
 // redirectGinkgo points Ginkgo's reporter at w until restore is called.
@@ -432,7 +438,7 @@ func (s *Suite) halted(cfg Config, d *target.Description, start time.Time, code 
 	if d != nil {
 		url = red.String(d.BaseURL)
 	}
-	res := summarize(types.Report{}, nil, cfg.Profile, cfg.Seed, url, time.Since(start), nil)
+	res := summarize(types.Report{}, nil, cfg.Profile, cfg.Seed, url, time.Since(start), nil, nil)
 	res.Started = start
 	for _, c := range ran {
 		for i := range res.Requirements {

@@ -1,0 +1,80 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/chatrooms/conformance/suites/generate"
+)
+
+// Requests nobody wrote by hand: each property of package generate is one
+// check, over requests generated from the profile's OpenAPI document (every
+// bound, enum and optional field, and each kind of defect one at a time).
+// The engine is built once per run from the discovered target; the checks
+// that write stay inside the write room.
+
+// generated is what a run's generated checks share.
+type generated struct {
+	once   sync.Once
+	engine *generate.Engine
+	err    error
+}
+
+// generator returns the run's engine, building it on first use.
+func (e *Env) generator() *generate.Engine {
+	GinkgoHelper()
+	e.gen.once.Do(func() {
+		w, err := generate.WorldFromTarget(e.ctx, e.Client, e.Target)
+		if err != nil {
+			e.gen.err = err
+			return
+		}
+		// Hiding is the hide check's to judge: a generated hide would take
+		// hide_room out of user 1's list before it looks.
+		w.HideRoom = ""
+		e.gen.engine, e.gen.err = generate.New(generate.Config{Client: e.Client, Profile: e.Profile, World: w, Seed: e.Seed,
+			Examples: e.Examples, Writes: e.Target.WriteRoom != ""})
+	})
+	if e.gen.err != nil {
+		if Unreachable(e.gen.err) {
+			transportFailure(e.gen.err)
+		}
+		Fail("preparing generated requests: " + e.gen.err.Error())
+	}
+	return e.gen.engine
+}
+
+func generatedSpecs(d decl) {
+	Describe("Generated requests", func() {
+		for _, p := range generate.Properties() {
+			d.it(strings.TrimSuffix(p.Text, "."), reqs(p.ID), func(e *Env) {
+				if p.Writes && e.Target.WriteRoom == "" {
+					e.writeRoom() // skips with the reason
+				}
+				rep, err := e.generator().Run(e.ctx, p.ID)
+				if err != nil {
+					Fail(err.Error())
+				}
+				By(fmt.Sprintf("%d requests over %d operations", rep.Requests, len(rep.Results)))
+				for _, r := range rep.Results {
+					if r.Skipped != "" {
+						By(r.Operation + " not judged: " + r.Skipped)
+					}
+				}
+				if failures := rep.Failures(); len(failures) > 0 {
+					texts := make([]string, len(failures))
+					for i, f := range failures {
+						texts[i] = f.String()
+					}
+					Fail(fmt.Sprintf("%d operation(s) break %s:\n%s", len(failures), p.ID, strings.Join(texts, "\n")))
+				}
+				if err := rep.Err(); err != nil {
+					transportFailure(err)
+				}
+			})
+		}
+	})
+}

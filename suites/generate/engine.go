@@ -1,0 +1,510 @@
+package generate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"pgregory.net/rapid"
+
+	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+// Defaults of a Config.
+const (
+	// DefaultExamples is how many random requests each property sends per
+	// operation after the coverage cases.
+	DefaultExamples = 4
+	// DefaultShrinkRuns bounds the search for a smaller failing request:
+	// how many times the property runs while rapid shrinks. A bound in
+	// runs, unlike one in time, cuts the search at the same point on any
+	// machine, so that a seed replays the same failing request.
+	DefaultShrinkRuns = 500
+	// DefaultShrinkTime is a second bound on shrinking, for a slow target.
+	DefaultShrinkTime = 30 * time.Second
+)
+
+// Config configures an Engine.
+type Config struct {
+	// Client sends the requests and validates them against the profile's
+	// document; its validator must be of Profile.
+	Client  *client.Client
+	Profile spec.Profile
+	World   World
+	// Seed fixes every choice of the run: the same seed sends the same
+	// requests (ids the server assigns during the run aside). 0 is taken
+	// as 1.
+	Seed uint64
+	// Examples is the number of random requests per operation and
+	// property (0: DefaultExamples; negative: none, coverage cases only).
+	Examples int
+	// Writes allows requests that change state, all of them inside
+	// World.WriteRoom (and World.HideRoom for hiding). Without it only
+	// GET, HEAD and OPTIONS requests are sent.
+	Writes bool
+	// ShrinkRuns bounds shrinking per failure, in runs of the property
+	// (0: DefaultShrinkRuns; negative: no shrinking).
+	ShrinkRuns int
+	// ShrinkTime bounds shrinking per failure in time (0:
+	// DefaultShrinkTime). A search cut by time may not replay exactly.
+	ShrinkTime time.Duration
+	// NoCoverage leaves out the coverage cases (random requests only).
+	NoCoverage bool
+}
+
+// Engine generates requests from a profile's document and checks the
+// properties over them. Its methods are safe for concurrent use, but runs
+// take turns: rapid's settings are global to the process.
+type Engine struct {
+	cfg   Config
+	ops   map[string]*operation
+	order []string
+	red   *client.Redactor
+
+	mu       sync.Mutex // one run at a time (state reads assume no other writer of the engine)
+	world    World
+	prepared bool
+	snaps    map[string]snapshot
+	requests int
+	// shared keeps the answers to the coverage cases that GEN-NO-5XX and
+	// GEN-VALID-ANSWER both judge, so that each is sent once.
+	shared map[string]*client.Response
+}
+
+// New prepares an engine. It sends nothing.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Client == nil {
+		return nil, errors.New("generate: no client")
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
+	}
+	if cfg.Examples == 0 {
+		cfg.Examples = DefaultExamples
+	}
+	if cfg.Examples < 0 {
+		cfg.Examples = 0
+	}
+	if cfg.ShrinkTime == 0 {
+		cfg.ShrinkTime = DefaultShrinkTime
+	}
+	if cfg.ShrinkRuns == 0 {
+		cfg.ShrinkRuns = DefaultShrinkRuns
+	}
+	if cfg.ShrinkRuns < 0 {
+		cfg.ShrinkRuns = 0
+	}
+	if err := cfg.World.check(cfg.Writes); err != nil {
+		return nil, err
+	}
+	doc, err := spec.Load(cfg.Profile)
+	if err != nil {
+		return nil, err
+	}
+	ops, order, err := readContract(doc)
+	if err != nil {
+		return nil, err
+	}
+	var tokens []string
+	for _, u := range cfg.World.Users {
+		tokens = append(tokens, u.Token)
+	}
+	w := cfg.World
+	w.Messages = slices.Clone(w.Messages)
+	return &Engine{cfg: cfg, ops: ops, order: order, red: client.NewRedactor(append(tokens, DerivedTokens(tokens)...)...),
+		world: w, snaps: map[string]snapshot{}, shared: map[string]*client.Response{}}, nil
+}
+
+// Operations lists the operationIds of the document, in its order.
+func (e *Engine) Operations() []string { return slices.Clone(e.order) }
+
+// Requests is how many requests the engine has sent so far.
+func (e *Engine) Requests() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.requests
+}
+
+// Report is the outcome of one property over some operations.
+type Report struct {
+	Property string
+	Results  []Result // one per operation, in the order asked
+	Requests int      // requests sent for this report, state reads included
+	Duration time.Duration
+}
+
+// Result is the outcome of one property on one operation.
+type Result struct {
+	Operation string
+	Cases     int // coverage cases checked
+	Examples  int // random examples checked (shrinking runs excluded)
+	Requests  int
+	// Failure is set when the property does not hold.
+	Failure *Failure
+	// Skipped says why the property was not checked on the operation.
+	Skipped string
+	// Err is set when the engine could not judge: the target did not
+	// answer, the context ended, or the engine itself went wrong.
+	Err error
+}
+
+// Failures lists the failures of a report.
+func (r *Report) Failures() []Failure {
+	var out []Failure
+	for _, res := range r.Results {
+		if res.Failure != nil {
+			out = append(out, *res.Failure)
+		}
+	}
+	return out
+}
+
+// Err returns the first error of a report: a result that could not be
+// judged.
+func (r *Report) Err() error {
+	for _, res := range r.Results {
+		if res.Err != nil {
+			return fmt.Errorf("%s on %s: %w", r.Property, res.Operation, res.Err)
+		}
+	}
+	return nil
+}
+
+// Failure is a property that does not hold, with the smallest request
+// found that shows it.
+type Failure struct {
+	Property  string
+	Operation string
+	// Request is the failing request in one line: method, the path with
+	// the role of each id, query, how the token was presented, body, and
+	// what makes the request other than plain.
+	Request string
+	// Problem says what was expected and what came back.
+	Problem string
+	Status  int
+	// Reproduce is a curl command that sends the request, redacted: real
+	// tokens appear as $CHAT_TOKEN variables, derived ones as REDACTED.
+	Reproduce string
+	// Exchange is the recorded exchange, redacted the same way.
+	Exchange *client.Exchange
+	// Seed is the run's seed (Config.Seed): the same seed replays.
+	Seed uint64
+	// Coverage is true for a failure found among the coverage cases (not
+	// shrunk: already one departure from the plain request).
+	Coverage bool
+	// Shrunk is true when rapid shrank the failing request.
+	Shrunk bool
+
+	key string // the kind of problem, for rapid to recognise the failure
+}
+
+func (f Failure) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %s\n  request: %s", f.Property, f.Operation, f.Problem, f.Request)
+	if f.Reproduce != "" {
+		fmt.Fprintf(&b, "\n  reproduce: %s", f.Reproduce)
+	}
+	fmt.Fprintf(&b, "\n  replay: seed %d", f.Seed)
+	return b.String()
+}
+
+// RunAll checks every property of the profile on every operation (writing
+// ones only with Config.Writes) and returns a report per property.
+func (e *Engine) RunAll(ctx context.Context) []*Report {
+	var out []*Report
+	for _, p := range properties {
+		if !p.InProfile(e.cfg.Profile) {
+			continue
+		}
+		r, err := e.Run(ctx, p.ID)
+		if err != nil {
+			panic(err) // the ids come from the table above
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Run checks one property on the given operations (all of the document's
+// when none are given). The error is for bad arguments only; what the
+// target did is in the report.
+func (e *Engine) Run(ctx context.Context, property string, ops ...string) (*Report, error) {
+	p, ok := PropertyByID(property)
+	if !ok {
+		return nil, fmt.Errorf("generate: unknown property %q", property)
+	}
+	if len(ops) == 0 {
+		ops = e.order
+	}
+	for _, id := range ops {
+		if _, ok := e.ops[id]; !ok {
+			return nil, fmt.Errorf("generate: the %s document has no operation %q", e.cfg.Profile, id)
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.forget() // others may have written since the last run
+	start, before := time.Now(), e.requests
+	rep := &Report{Property: property}
+	for _, id := range ops {
+		rep.Results = append(rep.Results, e.runOne(ctx, p, e.ops[id]))
+	}
+	rep.Requests, rep.Duration = e.requests-before, time.Since(start)
+	return rep, nil
+}
+
+// skipReason says why a property is not checked on an operation ("" when
+// it is).
+func (e *Engine) skipReason(p Property, op *operation) string {
+	switch {
+	case !p.InProfile(e.cfg.Profile):
+		return fmt.Sprintf("%s belongs to the %s profile", p.ID, p.Profile)
+	case (p.Writes || op.writes()) && !e.cfg.Writes:
+		return "writes are off"
+	case p.ID == GetNoChange && op.Method != "GET":
+		return "not a GET"
+	case p.ID == RoundTrip && (op.Body == nil || !bodyHasText(op.Body)):
+		return "the request carries no text"
+	}
+	return ""
+}
+
+// bodyHasText reports whether a body schema has a free text property (not
+// an id).
+func bodyHasText(s *openapi3.Schema) bool {
+	for name, ref := range s.Properties {
+		if ps := schemaOf(ref); ps != nil && ps.Type.Is("string") && refOf(name) == refNothing {
+			return true
+		}
+	}
+	return false
+}
+
+// modeOf is the kind of requests a property wants.
+func modeOf(property string) mode {
+	switch property {
+	case ValidAnswer:
+		return modeMostlyValid
+	case GetNoChange, RoundTrip:
+		return modeValid
+	case NoTokenNoData:
+		return modeToken
+	case ReferenceError:
+		return modeDefect
+	}
+	return modeAny
+}
+
+// runOne checks a property on one operation: the coverage cases, then the
+// random examples.
+func (e *Engine) runOne(ctx context.Context, p Property, op *operation) Result {
+	res := Result{Operation: op.ID}
+	if why := e.skipReason(p, op); why != "" {
+		res.Skipped = why
+		return res
+	}
+	before := e.requests
+	defer func() { res.Requests = e.requests - before }()
+	if e.cfg.Writes && !e.prepared {
+		if err := e.prepare(ctx); err != nil {
+			res.Err = err
+			return res
+		}
+	}
+	m := modeOf(p.ID)
+	if p.ID == RoundTrip {
+		m = modeRoundTrip
+	}
+	if !e.cfg.NoCoverage {
+		for _, cs := range e.coverageOf(p, op, m) {
+			if err := ctx.Err(); err != nil {
+				res.Err = err
+				return res
+			}
+			res.Cases++
+			f, err := e.judge(ctx, p, cs)
+			if err != nil {
+				res.Err = err
+				return res
+			}
+			if f != nil {
+				f.Coverage = true
+				res.Failure = f
+				return res
+			}
+		}
+	}
+	if e.cfg.Examples == 0 {
+		return res
+	}
+	var (
+		last       *Failure
+		failErr    error
+		runs       int
+		shrinkRuns int // runs since the first failure
+	)
+	prop := func(t *rapid.T) {
+		if ctx.Err() != nil || failErr != nil {
+			t.Skip("stopped")
+		}
+		if last != nil {
+			shrinkRuns++
+			if shrinkRuns > e.cfg.ShrinkRuns {
+				t.Skip("shrinking budget spent") // rapid takes it as "does not fail"
+			}
+		}
+		b := &builder{w: e.world, profile: e.cfg.Profile, writes: e.cfg.Writes, op: op, c: drawn{t}, mode: m}
+		cs, ok := b.build()
+		if !ok {
+			t.Skip("no request of this kind")
+		}
+		if last == nil {
+			runs++
+		}
+		f, err := e.judge(ctx, p, cs)
+		if err != nil {
+			if ctx.Err() == nil {
+				failErr = err
+			}
+			t.Skip("no answer")
+		}
+		if f != nil {
+			last = f
+			// The message must be the same each time the same request
+			// fails, so that rapid recognises the failure while shrinking.
+			t.Fatalf("%s: %s", f.Request, f.key)
+		}
+	}
+	name := "chatconform-generate-" + p.ID + "-" + op.ID
+	summary := search(name, deriveSeed(e.cfg.Seed, p.ID, op.ID), e.cfg.Examples, e.cfg.ShrinkTime, prop)
+	res.Examples = runs
+	switch {
+	case last != nil:
+		last.Shrunk = true
+		res.Failure = last
+	case failErr != nil:
+		res.Err = failErr
+	case ctx.Err() != nil:
+		res.Err = ctx.Err()
+	case summary != "" && !strings.Contains(summary, "only generated"):
+		res.Err = fmt.Errorf("generate: rapid: %s", summary)
+	case res.Cases == 0 && runs == 0:
+		res.Skipped = "the world holds no ids for a request of this kind"
+	}
+	return res
+}
+
+// coverageOf lists the coverage cases of a property on an operation. The
+// properties that judge one answer take every case of their mode; those
+// that read state around each request take fewer, as each case costs
+// several requests: GEN-REFUSED-NO-CHANGE each departure once on the
+// operations that write, GEN-GET-NO-CHANGE the plain request.
+func (e *Engine) coverageOf(p Property, op *operation, m mode) []*testCase {
+	switch p.ID {
+	case NoServerError, ValidAnswer:
+		cases := e.coverage(op, modeAny, nil, true)
+		for i, cs := range cases {
+			cs.shareKey = fmt.Sprintf("%s#%d", op.ID, i)
+		}
+		return cases
+	case RefusedNoChange:
+		if !op.writes() {
+			return nil
+		}
+		return e.coverage(op, m, []string{"defect"}, false)
+	case GetNoChange:
+		cases := e.coverage(op, m, []string{}, false)
+		return cases[:min(1, len(cases))]
+	case NoTokenNoData:
+		return e.coverage(op, m, []string{"token departure", "token place", "second defect"}, false)
+	case ReferenceError:
+		return e.coverage(op, m, []string{"defect"}, true)
+	}
+	return e.coverage(op, m, nil, true)
+}
+
+// coverage lists the coverage cases of an operation in a mode: the plain
+// request, then each alternative of each decision that request made (of
+// the decisions named in focus, when it is not nil), one at a time; with
+// sub, also each alternative of the decisions an alternative of the defect
+// decision opens. Cases that come out the same are sent once.
+func (e *Engine) coverage(op *operation, m mode, focus []string, sub bool) []*testCase {
+	base := &scripted{seed: e.cfg.Seed}
+	b := &builder{w: e.world, profile: e.cfg.Profile, writes: e.cfg.Writes, op: op, c: base, mode: m}
+	var out []*testCase
+	seen := map[string]bool{}
+	add := func(cs *testCase, ok bool) {
+		if !ok {
+			return
+		}
+		key := cs.describe() + "\x00" + cs.method + cs.path + fmt.Sprint(cs.query)
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, cs)
+		}
+	}
+	add(b.build())
+	decisions := slices.Clone(base.seen)
+	for _, d := range decisions {
+		if focus != nil && !slices.Contains(focus, d.label) {
+			continue
+		}
+		for alt := 1; alt < d.n; alt++ {
+			s := &scripted{seed: e.cfg.Seed, script: map[string]int{d.label: alt}}
+			b := &builder{w: e.world, profile: e.cfg.Profile, writes: e.cfg.Writes, op: op, c: s, mode: m}
+			add(b.build())
+			// The alternatives of the defect decision open decisions of
+			// their own (which id, which value): take each of those once.
+			if d.label == "defect" && sub {
+				for _, sub := range s.seen {
+					if slices.ContainsFunc(decisions, func(x decision) bool { return x.label == sub.label }) {
+						continue
+					}
+					for alt2 := 1; alt2 < sub.n; alt2++ {
+						s2 := &scripted{seed: e.cfg.Seed, script: map[string]int{d.label: alt, sub.label: alt2}}
+						b := &builder{w: e.world, profile: e.cfg.Profile, writes: e.cfg.Writes, op: op, c: s2, mode: m}
+						add(b.build())
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// prepare sends the messages the engine edits and points at: one of the
+// caller's and, when a second user is described, one of theirs, both in the
+// write room.
+func (e *Engine) prepare(ctx context.Context) error {
+	authors := e.world.Users[:min(2, len(e.world.Users))]
+	for i, u := range authors {
+		resp, err := e.send(ctx, client.Request{Method: "POST", Path: "/v1/rooms/" + url.PathEscape(e.world.WriteRoom) + "/chatMessages",
+			Token: u.Token, Body: map[string]any{"text": fmt.Sprintf("generated requests: a message of user %d to edit and point at", i+1)}})
+		if err != nil {
+			return err
+		}
+		var m struct {
+			ID string `json:"id"`
+		}
+		if resp.Status/100 != 2 || resp.JSON(&m) != nil || m.ID == "" {
+			return fmt.Errorf("generate: user %d could not post in the write room (status %d)", i+1, resp.Status)
+		}
+		e.world.Messages = append(e.world.Messages, Message{ID: m.ID, Room: e.world.WriteRoom, From: u.ID, Fresh: true})
+	}
+	e.forget()
+	e.prepared = true
+	return nil
+}
+
+// send sends one request and counts it.
+func (e *Engine) send(ctx context.Context, r client.Request) (*client.Response, error) {
+	e.requests++
+	return e.cfg.Client.Do(ctx, r)
+}

@@ -1,0 +1,736 @@
+package history
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+// exRec is what is kept of an exchange: enough to place it in time and to
+// report it.
+type exRec struct {
+	start, end int64 // nanoseconds from the first exchange's start (monotonic)
+	at, till   time.Time
+	user       int16 // token index, -1 none
+	subject    int16 // token index of the user the path names ("me" or the caller's id), -1 otherwise
+	op         opKind
+	status     int16
+	room       int32 // room the path names, -1 none
+	msg        int32 // message an edit's path names, -1 none
+	path       string
+	reproduce  string
+}
+
+// span remembers, among the answers stating one fact, the one that ended
+// first and the one that started last: the witnesses that matter for the
+// real-time rules (an answer A ended before B started).
+type span struct{ minEnd, maxStart int32 }
+
+var noSpan = span{-1, -1}
+
+func (s *span) add(st *state, ex int32) {
+	if s.minEnd < 0 || st.ex[ex].end < st.ex[s.minEnd].end {
+		s.minEnd = ex
+	}
+	if s.maxStart < 0 || st.ex[ex].start > st.ex[s.maxStart].start {
+		s.maxStart = ex
+	}
+}
+
+// verState is one version (v) of a message as answered.
+type verState struct {
+	v                int32
+	text, html, meta uint64
+	hasText, hasHTML bool
+	editedKind       int8
+	editedRaw        uint64
+	edited           instant
+	editedOK         bool
+	first            int32 // the first answer with this v
+	any, get         span  // every answer with it; GET answers with it
+	put              int32 // the earliest-ending 2xx edit answering it, -1
+}
+
+// rbState is one readBy value of a message as answered.
+type rbState struct {
+	n        int32
+	any, get span
+}
+
+type editRec struct {
+	ex   int32
+	v    int32
+	hasV bool
+}
+
+type msgState struct {
+	id       string
+	room     int32 // room it was first answered under (where the room counts), -1
+	roomEx   int32
+	pathRoom int32 // room of the first path it was seen under, any operation, -1
+	hasSent  bool
+	sentOK   bool
+	sentRaw  uint64
+	sent     instant
+	sentEx   int32
+	from     int32 // user index, -1
+	fromEx   int32
+	send     int32 // the 2xx send that created it, -1
+	sendV    int32
+	page     int32  // last page it was listed in, -1
+	reported uint32 // requirements already reported for it
+	vers     []verState
+	rbs      []rbState
+	puts     []int32   // every edit request naming it, any status
+	edits    []editRec // 2xx edits answered with it
+	marks    []int32   // every mark-read naming it, any status
+}
+
+func (m *msgState) version(v int32) *verState {
+	for i := range m.vers {
+		if m.vers[i].v == v {
+			return &m.vers[i]
+		}
+	}
+	return nil
+}
+
+type roomURL struct {
+	viewer, url string
+	ex          int32
+}
+
+type roomState struct {
+	id       string
+	pt       string
+	hasPT    bool
+	ptEx     int32
+	oto      int8
+	otoEx    int32
+	urls     []roomURL // distinct (viewer, url)
+	writes   []int32   // every write whose path names the room
+	reported bool
+}
+
+type nameSeen struct {
+	name string
+	ex   int32
+}
+
+type userState struct {
+	id          string
+	username    string
+	hasUsername bool
+	usernameEx  int32
+	url         string
+	hasURL      bool
+	urlEx       int32
+	mentions    []nameSeen // distinct screenNames mentions gave it
+	reported    bool
+}
+
+// readState is the unread state of one message for one user of the run.
+type readState struct {
+	mark   int32 // the earliest-ending 2xx mark-read by the user naming it, -1
+	yes    span  // answers saying it is unread for the user (flag true, listed)
+	flag   span  // answers to the user with unread true
+	listed span  // the user's unread lists holding it
+	no     span  // the user's GET answers with unread false
+}
+
+type readKey struct {
+	msg  int32
+	user int16
+}
+
+// Caps on what one fact may accumulate, so hostile answers cannot grow the
+// checker without bound.
+const (
+	maxURLs     = 16
+	maxMentions = 8
+	maxVersions = 64
+	maxReadBys  = 64
+	maxWrites   = 1 << 16
+)
+
+type state struct {
+	opt       Options
+	seed      maphash.Seed
+	base      time.Time
+	hasBase   bool
+	ex        []exRec
+	msgIdx    map[string]int32
+	msgs      []msgState
+	roomIdx   map[string]int32
+	rooms     []roomState
+	userIdx   map[string]int32
+	users     []userState
+	tokenUser []int32 // token index -> user index, -1
+	reads     map[readKey]*readState
+	found     collector
+}
+
+func (st *state) init(opt Options, seed maphash.Seed) {
+	st.opt, st.seed = opt, seed
+	st.msgIdx, st.roomIdx, st.userIdx = map[string]int32{}, map[string]int32{}, map[string]int32{}
+	st.reads = map[readKey]*readState{}
+	st.found = newCollector(opt.MaxPerRequirement)
+}
+
+func (st *state) hash(b []byte) uint64 { return maphash.Bytes(st.seed, b) }
+
+func (st *state) msg(id []byte) int32 {
+	if i, ok := st.msgIdx[string(id)]; ok {
+		return i
+	}
+	i := int32(len(st.msgs))
+	s := string(id)
+	st.msgIdx[s] = i
+	st.msgs = append(st.msgs, msgState{id: s, room: -1, roomEx: -1, pathRoom: -1, from: -1, fromEx: -1, send: -1, page: -1, sentEx: -1})
+	return i
+}
+
+func (st *state) room(id string) int32 {
+	if i, ok := st.roomIdx[id]; ok {
+		return i
+	}
+	i := int32(len(st.rooms))
+	st.roomIdx[id] = i
+	st.rooms = append(st.rooms, roomState{id: id, oto: -1, ptEx: -1, otoEx: -1})
+	return i
+}
+
+func (st *state) user(id []byte) int32 {
+	if i, ok := st.userIdx[string(id)]; ok {
+		return i
+	}
+	i := int32(len(st.users))
+	s := string(id)
+	st.userIdx[s] = i
+	st.users = append(st.users, userState{id: s, usernameEx: -1, urlEx: -1})
+	return i
+}
+
+func (st *state) read(msg int32, user int16, create bool) *readState {
+	k := readKey{msg, user}
+	if r := st.reads[k]; r != nil || !create {
+		return r
+	}
+	r := &readState{mark: -1, yes: noSpan, flag: noSpan, listed: noSpan, no: noSpan}
+	st.reads[k] = r
+	return r
+}
+
+// tokenUserID is the id of the user token i authenticates, "" if unknown.
+func (st *state) tokenUserID(i int16) string {
+	if i < 0 || int(i) >= len(st.tokenUser) || st.tokenUser[i] < 0 {
+		return ""
+	}
+	return st.users[st.tokenUser[i]].id
+}
+
+// subject is the token index of the user a path names when that is the
+// caller itself ("me" or the caller's own id), else -1: whose unread state
+// another user's path shows is not shown by the document.
+func (st *state) subject(pathUser string, token int16) int16 {
+	if pathUser == "" || token < 0 {
+		return -1
+	}
+	if pathUser == "me" || pathUser == st.tokenUserID(token) {
+		return token
+	}
+	return -1
+}
+
+// viewer names whose view a user-scoped list is.
+func (st *state) viewer(pathUser string, token int16) string {
+	if pathUser == "me" {
+		if id := st.tokenUserID(token); id != "" {
+			return id
+		}
+		return "me#" + strconv.Itoa(int(token))
+	}
+	return pathUser
+}
+
+// merge adds the facts of one exchange. ok says it answered 2xx, parsed
+// that its body was read.
+func (st *state) merge(o *client.Observed, op opKind, p pathParams, f *facts, parsed, ok bool) {
+	if !st.hasBase {
+		st.base, st.hasBase = o.Start, true
+	}
+	e := exRec{
+		start: int64(o.Start.Sub(st.base)), end: int64(o.End.Sub(st.base)), at: o.Start, till: o.End,
+		user: -1, subject: -1, op: op, status: int16(min(max(o.Status, -1), 9999)), room: -1, msg: -1,
+		path: o.Path, reproduce: o.Reproduce,
+	}
+	if o.Query != "" {
+		e.path += "?" + o.Query
+	}
+	if o.User >= 0 && o.User < 1<<14 {
+		e.user = int16(o.User)
+	}
+	if p.room != "" {
+		e.room = st.room(p.room)
+	}
+	e.subject = st.subject(p.user, e.user)
+	id := int32(len(st.ex))
+	st.ex = append(st.ex, e)
+	if op.write() && e.room >= 0 && len(st.rooms[e.room].writes) < maxWrites {
+		st.rooms[e.room].writes = append(st.rooms[e.room].writes, id)
+	}
+
+	switch op {
+	case opCurrentUser:
+		if parsed && f.me.hasID {
+			u := st.userSeen(&f.me, id)
+			if e.user >= 0 {
+				for len(st.tokenUser) <= int(e.user) {
+					st.tokenUser = append(st.tokenUser, -1)
+				}
+				if st.tokenUser[e.user] < 0 {
+					st.tokenUser[e.user] = u
+				}
+			}
+		}
+	case opRooms, opChannels, opOrgs, opRepos:
+		if parsed {
+			viewer := st.viewer(p.user, e.user)
+			for i := range f.rooms {
+				st.roomSeen(&f.rooms[i], viewer, id)
+			}
+		}
+	case opUnread:
+		if parsed && e.subject >= 0 {
+			for _, list := range [2][][]byte{f.chat, f.mention} {
+				for _, mid := range list {
+					mi := st.msg(mid)
+					if st.msgs[mi].pathRoom < 0 {
+						st.msgs[mi].pathRoom = e.room
+					}
+					r := st.read(mi, e.subject, true)
+					r.yes.add(st, id)
+					r.listed.add(st, id)
+				}
+			}
+		}
+	case opMarkRead:
+		for _, mid := range f.marked {
+			mi := st.msg(mid)
+			m := &st.msgs[mi]
+			if len(m.marks) < maxWrites {
+				m.marks = append(m.marks, id)
+			}
+			if ok && e.subject >= 0 {
+				r := st.read(mi, e.subject, true)
+				if r.mark < 0 || st.ex[id].end < st.ex[r.mark].end {
+					r.mark = id
+				}
+			}
+		}
+	case opList:
+		if !parsed {
+			break
+		}
+		st.pageLimits(f, id)
+		dup := false
+		for i := range f.msgs {
+			mi := st.msgSeen(f, &f.msgs[i], id, e.room, true)
+			m := &st.msgs[mi]
+			if m.page == id && !dup {
+				dup = true
+				if st.found.note(PageUnique) {
+					st.found.add(PageUnique, []int32{id}, "The page %s lists message %s more than once.", st.desc(id), quote(m.id))
+				}
+			}
+			m.page = id
+		}
+	case opGet:
+		if parsed && len(f.msgs) == 1 {
+			st.msgSeen(f, &f.msgs[0], id, st.scopeRoom(e.room), true)
+		}
+	case opSend:
+		if parsed && len(f.msgs) == 1 {
+			mi := st.msgSeen(f, &f.msgs[0], id, e.room, false)
+			m := &st.msgs[mi]
+			if m.send < 0 {
+				m.send, m.sendV = id, -1
+				if f.msgs[0].hasV {
+					m.sendV = f.msgs[0].v
+				}
+			}
+		}
+	case opEdit:
+		pm := st.msg([]byte(p.msg))
+		st.ex[id].msg = pm
+		if m := &st.msgs[pm]; len(m.puts) < maxWrites {
+			m.puts = append(m.puts, id)
+			if m.pathRoom < 0 {
+				m.pathRoom = e.room
+			}
+		}
+		if parsed && len(f.msgs) == 1 {
+			mf := &f.msgs[0]
+			mi := st.msgSeen(f, mf, id, st.scopeRoom(e.room), false)
+			if ok && mi == pm {
+				st.editAnswered(mi, mf, id)
+			}
+		}
+	}
+}
+
+// scopeRoom is the room a single read or an edit answer places a message
+// in: only in the reference profile, where a message of another room is
+// not found; the document does not say so.
+func (st *state) scopeRoom(room int32) int32 {
+	if st.opt.Profile == "reference" {
+		return room
+	}
+	return -1
+}
+
+// pageLimits checks the length of a page against limit and the cap.
+func (st *state) pageLimits(f *facts, id int32) {
+	switch {
+	case f.limitOK && f.limit >= 1 && f.limit <= 100 && f.count > f.limit:
+		if st.found.note(PageLimit) {
+			st.found.add(PageLimit, []int32{id}, "The page %s holds %d messages although it asked for at most %d.", st.desc(id), f.count, f.limit)
+		}
+	case f.count > 100:
+		if st.found.note(LimitCap) {
+			st.found.add(LimitCap, []int32{id}, "The page %s holds %d messages, more than the 100 any page may hold.", st.desc(id), f.count)
+		}
+	}
+}
+
+// editAnswered records a 2xx edit that answered with the message it named.
+func (st *state) editAnswered(mi int32, mf *msgFact, id int32) {
+	m := &st.msgs[mi]
+	if len(m.edits) >= maxWrites {
+		return
+	}
+	for _, ed := range m.edits {
+		if mf.hasV && ed.hasV && ed.v == mf.v {
+			if st.once(m, MsgEditVInc) {
+				st.found.add(MsgEditVInc, []int32{ed.ex, id}, "Two successful edits of message %s both answered v %d: %s and %s. Each edit raises v by one, so no two edits can answer the same v (one of them was lost or not counted).",
+					quote(m.id), mf.v, st.desc(ed.ex), st.desc(id))
+			}
+			break
+		}
+	}
+	m.edits = append(m.edits, editRec{ex: id, v: mf.v, hasV: mf.hasV})
+	if mf.hasV {
+		if ver := m.version(mf.v); ver != nil && (ver.put < 0 || st.ex[id].end < st.ex[ver.put].end) {
+			ver.put = id
+		}
+	}
+}
+
+// once reports whether requirement req has not been reported for message m
+// yet, and marks it reported; it counts the finding either way.
+func (st *state) once(m *msgState, req string) bool {
+	b := reqBit(req)
+	if m.reported&b != 0 {
+		return false
+	}
+	m.reported |= b
+	return st.found.note(req)
+}
+
+// msgSeen adds the facts of one message of an answer. scope is the room
+// the answer places it in (-1: none); get says the answer is a GET's.
+func (st *state) msgSeen(f *facts, mf *msgFact, id int32, scope int32, get bool) int32 {
+	mi := st.msg(mf.id)
+	m := &st.msgs[mi]
+	e := &st.ex[id]
+	if m.pathRoom < 0 {
+		m.pathRoom = e.room
+	}
+	if scope >= 0 {
+		switch {
+		case m.room < 0:
+			m.room, m.roomEx = scope, id
+		case m.room != scope:
+			if st.once(m, MsgRoomScope) {
+				st.found.add(MsgRoomScope, []int32{m.roomEx, id}, "Message %s is answered in room %s by %s and in room %s by %s; a message is in one room only.",
+					quote(m.id), quote(st.rooms[m.room].id), st.desc(m.roomEx), quote(st.rooms[scope].id), st.desc(id))
+			}
+		}
+	}
+	if mf.hasSent {
+		h := st.hash(mf.sent)
+		switch {
+		case !m.hasSent:
+			m.hasSent, m.sentRaw, m.sentEx = true, h, id
+			m.sent, m.sentOK = parseInstant(mf.sent)
+		case h != m.sentRaw && m.reported&reqBit(MsgStable) == 0:
+			in, okIn := parseInstant(mf.sent)
+			if !(okIn && m.sentOK && cmpInstant(in, m.sent) == 0) && st.once(m, MsgStable) {
+				st.found.add(MsgStable, []int32{m.sentEx, id}, "Message %s was sent at %s according to %s, but at %s according to %s; the time a message was sent never changes.",
+					quote(m.id), quote(m.sentText()), st.desc(m.sentEx), quote(string(mf.sent)), st.desc(id))
+			}
+		}
+	}
+	if mf.from.hasID {
+		u := st.userSeen(&mf.from, id)
+		switch {
+		case m.from < 0:
+			m.from, m.fromEx = u, id
+		case m.from != u:
+			if st.once(m, MsgStable) {
+				st.found.add(MsgStable, []int32{m.fromEx, id}, "Message %s is from user %s according to %s, but from user %s according to %s; the sender of a message never changes.",
+					quote(m.id), quote(st.users[m.from].id), st.desc(m.fromEx), quote(st.users[u].id), st.desc(id))
+			}
+		}
+	}
+	if mf.hasV {
+		st.versionSeen(m, mf, id, get)
+	}
+	if mf.hasReadBy {
+		var rb *rbState
+		for i := range m.rbs {
+			if m.rbs[i].n == mf.readBy {
+				rb = &m.rbs[i]
+			}
+		}
+		if rb == nil && len(m.rbs) < maxReadBys {
+			m.rbs = append(m.rbs, rbState{n: mf.readBy, any: noSpan, get: noSpan})
+			rb = &m.rbs[len(m.rbs)-1]
+		}
+		if rb != nil {
+			rb.any.add(st, id)
+			if get {
+				rb.get.add(st, id)
+			}
+		}
+	}
+	if mf.unread >= 0 && e.user >= 0 {
+		if mf.unread == 1 {
+			r := st.read(mi, e.user, true)
+			r.yes.add(st, id)
+			r.flag.add(st, id)
+		} else if r := st.read(mi, e.user, false); r != nil && get {
+			r.no.add(st, id)
+		}
+	}
+	for _, mn := range f.mentions[mf.mentionLo:mf.mentionHi] {
+		u := &st.users[st.user(mn.userID)]
+		seen := false
+		for _, n := range u.mentions {
+			if n.name == string(mn.screenName) {
+				seen = true
+				break
+			}
+		}
+		if !seen && len(u.mentions) < maxMentions {
+			u.mentions = append(u.mentions, nameSeen{name: string(mn.screenName), ex: id})
+		}
+	}
+	return mi
+}
+
+// sentText is the sent time the first answer gave, as parsed (the raw text
+// is not kept).
+func (m *msgState) sentText() string {
+	if m.sentOK {
+		return m.sent.String()
+	}
+	return "(not a timestamp)"
+}
+
+// versionSeen adds an answer giving message m version mf.v.
+func (st *state) versionSeen(m *msgState, mf *msgFact, id int32, get bool) {
+	ver := m.version(mf.v)
+	if ver == nil {
+		if len(m.vers) >= maxVersions {
+			return
+		}
+		m.vers = append(m.vers, verState{v: mf.v, text: mf.text, html: mf.html, meta: mf.meta, hasText: mf.hasText, hasHTML: mf.hasHTML,
+			editedKind: mf.editedKind, first: id, any: noSpan, get: noSpan, put: -1})
+		ver = &m.vers[len(m.vers)-1]
+		if mf.editedKind == editedSet {
+			ver.editedRaw = st.hash(mf.edited)
+			ver.edited, ver.editedOK = parseInstant(mf.edited)
+		}
+	} else if e := &st.ex[id]; m.reported&reqBit(MsgStable) == 0 && !(ver.put >= 0 && e.op == opEdit && e.status/100 == 2 && st.msgs[e.msg].id == m.id) {
+		// (Two successful edits answering one v differ as a matter of
+		// course: that is reported as MSG-EDIT-V-INC, not here.)
+		var differ []string
+		if mf.hasText && ver.hasText && mf.text != ver.text {
+			differ = append(differ, "text")
+		}
+		if mf.hasHTML && ver.hasHTML && mf.html != ver.html {
+			differ = append(differ, "html")
+		}
+		if mf.meta != ver.meta {
+			differ = append(differ, "urls, mentions, issues, meta or status")
+		}
+		if st.editedDiffers(ver, mf) {
+			differ = append(differ, "editedAt")
+		}
+		if len(differ) > 0 && st.once(m, MsgStable) {
+			st.found.add(MsgStable, []int32{ver.first, id}, "Message %s has v %d in %s and in %s, but its %s differ; only an edit changes them, and an edit raises v.",
+				quote(m.id), mf.v, st.desc(ver.first), st.desc(id), join(differ))
+		}
+	}
+	if !ver.hasText && mf.hasText {
+		ver.text, ver.hasText = mf.text, true
+	}
+	if !ver.hasHTML && mf.hasHTML {
+		ver.html, ver.hasHTML = mf.html, true
+	}
+	ver.any.add(st, id)
+	if get {
+		ver.get.add(st, id)
+	}
+
+	switch {
+	case mf.v == 1 && mf.editedKind == editedSet:
+		if st.once(m, MsgSendEditedAtNull) {
+			st.found.add(MsgSendEditedAtNull, []int32{id}, "Message %s has v 1, never edited, yet %s gives it editedAt %s; editedAt is null until the first edit, which makes v 2.",
+				quote(m.id), st.desc(id), quote(string(mf.edited)))
+		}
+	case mf.v > 1 && (mf.editedKind == editedNull || mf.editedKind == editedAbsent):
+		if st.once(m, MsgEditEditedAt) {
+			st.found.add(MsgEditEditedAt, []int32{id}, "Message %s has v %d, so it was edited, yet %s gives it no editedAt.", quote(m.id), mf.v, st.desc(id))
+		}
+	case mf.editedKind == editedSet && m.sentOK && m.reported&reqBit(MsgEditEditedAt) == 0:
+		ed, ok := ver.edited, ver.editedOK
+		if st.hash(mf.edited) != ver.editedRaw {
+			ed, ok = parseInstant(mf.edited)
+		}
+		if ok && cmpInstant(ed, m.sent) < 0 && st.once(m, MsgEditEditedAt) {
+			st.found.add(MsgEditEditedAt, []int32{m.sentEx, id}, "Message %s was sent at %s (%s) but %s says it was edited at %s, before it was sent.",
+				quote(m.id), m.sent, st.desc(m.sentEx), st.desc(id), quote(string(mf.edited)))
+		}
+	}
+}
+
+// editedDiffers reports whether an answer's editedAt differs from the one
+// its version was first answered with. Only two set values are compared:
+// null or absent where v says otherwise is reported by the editedAt rules
+// of the answer itself, so one defect is not reported twice.
+func (st *state) editedDiffers(ver *verState, mf *msgFact) bool {
+	if mf.editedKind != editedSet || ver.editedKind != editedSet || st.hash(mf.edited) == ver.editedRaw {
+		return false
+	}
+	in, ok := parseInstant(mf.edited)
+	return !(ok && ver.editedOK && cmpInstant(in, ver.edited) == 0)
+}
+
+// userSeen adds a user object of an answer and returns the user's index.
+func (st *state) userSeen(uf *userFact, id int32) int32 {
+	ui := st.user(uf.id)
+	u := &st.users[ui]
+	if uf.hasUsername {
+		switch {
+		case !u.hasUsername:
+			u.username, u.hasUsername, u.usernameEx = string(uf.username), true, id
+		case u.username != string(uf.username) && !u.reported:
+			u.reported = true
+			if st.found.note(UserStable) {
+				st.found.add(UserStable, []int32{u.usernameEx, id}, "User %s has username %s in %s but %s in %s.",
+					quote(u.id), quote(u.username), st.desc(u.usernameEx), quote(string(uf.username)), st.desc(id))
+			}
+		}
+	}
+	if uf.hasURL {
+		switch {
+		case !u.hasURL:
+			u.url, u.hasURL, u.urlEx = string(uf.url), true, id
+		case u.url != string(uf.url) && !u.reported:
+			u.reported = true
+			if st.found.note(UserStable) {
+				st.found.add(UserStable, []int32{u.urlEx, id}, "User %s has url %s in %s but %s in %s.",
+					quote(u.id), quote(u.url), st.desc(u.urlEx), quote(string(uf.url)), st.desc(id))
+			}
+		}
+	}
+	return ui
+}
+
+// roomSeen adds a room object of a list.
+func (st *state) roomSeen(rf *roomFact, viewer string, id int32) {
+	ri := st.room(string(rf.id))
+	r := &st.rooms[ri]
+	if rf.hasPT {
+		switch {
+		case !r.hasPT:
+			r.pt, r.hasPT, r.ptEx = string(rf.platformType), true, id
+		case r.pt != string(rf.platformType) && !r.reported:
+			r.reported = true
+			if st.found.note(RoomStable) {
+				st.found.add(RoomStable, []int32{r.ptEx, id}, "Room %s has platformType %s in %s but %s in %s.",
+					quote(r.id), quote(r.pt), st.desc(r.ptEx), quote(string(rf.platformType)), st.desc(id))
+			}
+		}
+	}
+	if rf.oneToOne >= 0 {
+		switch {
+		case r.oto < 0:
+			r.oto, r.otoEx = rf.oneToOne, id
+		case r.oto != rf.oneToOne && !r.reported:
+			r.reported = true
+			if st.found.note(RoomStable) {
+				st.found.add(RoomStable, []int32{r.otoEx, id}, "Room %s has oneToOne %t in %s but %t in %s.",
+					quote(r.id), r.oto == 1, st.desc(r.otoEx), rf.oneToOne == 1, st.desc(id))
+			}
+		}
+	}
+	if rf.hasURL && len(r.urls) < maxURLs {
+		seen := false
+		for _, u := range r.urls {
+			if u.viewer == viewer && u.url == string(rf.url) {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			r.urls = append(r.urls, roomURL{viewer: viewer, url: string(rf.url), ex: id})
+		}
+	}
+	if rf.user.hasID {
+		st.userSeen(&rf.user, id)
+	}
+}
+
+// desc names an exchange in a text: method, path and when, and whose.
+func (st *state) desc(id int32) string {
+	e := &st.ex[id]
+	who := "no user of the run"
+	if e.user >= 0 {
+		who = "user " + strconv.Itoa(int(e.user)+1)
+	}
+	return fmt.Sprintf("%s %s (%s, %d, %s-%s)", e.op.method(), e.path, who, e.status, clock(e.at), clock(e.till))
+}
+
+// quote cuts a value taken from an answer and quotes it.
+func quote(s string) string {
+	const max = 80
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func join(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	out := parts[0]
+	for _, p := range parts[1 : len(parts)-1] {
+		out += ", " + p
+	}
+	return out + " and " + parts[len(parts)-1]
+}

@@ -1,0 +1,78 @@
+package runner
+
+import (
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/conformance"
+	"github.com/chatrooms/conformance/suites/history"
+)
+
+// HistoryCheck is the name the history checker's verdicts carry in
+// reports: it is not a Ginkgo check but reads every answer of the run,
+// every user's, the setup's included, side by side after the checks.
+const HistoryCheck = "History checker: every answer of the run read side by side"
+
+// defaultEventually is the lag the checks allow when the run gives none;
+// the history checker allows the same.
+const defaultEventually = 5 * time.Second
+
+// newHistory makes the run's history checker. The bundled server has no
+// other client; any other target may, so the rules that hold only for a
+// sole writer are relaxed there.
+func newHistory(cfg Config, red *client.Redactor, bundled bool) *history.Checker {
+	ev := cfg.Eventually
+	if ev == 0 {
+		ev = defaultEventually
+	}
+	return history.New(history.Options{Eventually: ev, Profile: string(cfg.Profile), Redact: red.String, Shared: !bundled})
+}
+
+// historyChecks turns what the run's history says into check results by
+// requirement: each contradiction a FAIL of the requirement it breaks; and
+// the soft failures checks recorded on the way (conformance.EntrySoftFail)
+// FAILs of theirs. A requirement the history contradicts nowhere is a PASS
+// of the history checker only where the run judged it anyway (one of its
+// checks was selected), or where the run selected every check of the
+// profile: a filtered run's history is too thin to vouch for the rest.
+func historyChecks(hist *history.Checker, r types.Report, selected map[string]bool, complete bool) map[string][]CheckResult {
+	out := map[string][]CheckResult{}
+	failed := map[string][]string{}
+	for _, c := range hist.Check() {
+		failed[c.Requirement] = append(failed[c.Requirement], c.String())
+	}
+	observed := hist.Stats().Observed
+	judgedByRun := map[string]bool{}
+	for _, sr := range r.SpecReports {
+		if sr.LeafNodeType != types.NodeTypeIt || !selected[sr.FullText()] {
+			continue
+		}
+		for _, id := range conformance.RequirementIDs(sr.Labels()) {
+			judgedByRun[id] = true
+		}
+		for _, e := range sr.ReportEntries {
+			if e.Name != conformance.EntrySoftFail {
+				continue
+			}
+			id, text, _ := strings.Cut(e.StringRepresentation(), "\n")
+			out[id] = append(out[id], CheckResult{Name: sr.FullText() + " (on the way, about " + id + ")", Area: areaOf(sr.ContainerHierarchyTexts),
+				IDs: []string{id}, Outcome: Fail, Message: cutMessage(text), start: sr.StartTime, end: sr.EndTime})
+		}
+	}
+	for _, id := range history.Requirements() {
+		switch {
+		case len(failed[id]) > 0:
+			out[id] = append(out[id], CheckResult{Name: HistoryCheck, Area: "History", IDs: []string{id}, Outcome: Fail,
+				Message: cutMessage(strings.Join(failed[id], "\n\n"))})
+		case observed > 0 && (judgedByRun[id] || complete):
+			out[id] = append(out[id], CheckResult{Name: HistoryCheck, Area: "History", IDs: []string{id}, Outcome: Pass})
+		default:
+			out[id] = append(out[id], CheckResult{Name: HistoryCheck, Area: "History", IDs: []string{id}, Outcome: NotRun,
+				Message: "not selected (--label-filter, --focus): the history checker judges this requirement only over a whole run"})
+		}
+	}
+	return out
+}
