@@ -307,6 +307,10 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	if err != nil {
 		return nil, err
 	}
+	// Every check of the profile, to tell a whole run from a filtered one.
+	// Asked here, before the run: previewing the specs after RunSpecs would
+	// run the report nodes again over a preview, and replace the report.
+	whole, _ := s.Select(Selection{Profile: cfg.Profile})
 	red := cfg.redactor(d)
 	out := scrubbing(red.Writer(cfg.Out))
 	defer out.Flush()
@@ -395,7 +399,6 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	ginkgo.RunSpecs(t, "Chat Rooms API conformance ("+string(cfg.Profile)+")", sc, rc)
 	s.run.progress.finish()
 
-	whole, _ := s.Select(Selection{Profile: cfg.Profile})
 	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec,
 		historyChecks(hist, report, selected, len(checks) == len(whole)))
 	res.Started = start
