@@ -338,6 +338,11 @@ func (b *builder) messageRef(label string, s *openapi3.Schema) (any, string) {
 	a := alts[b.c.pick(label, append([]int{3}, uniform(len(alts)-1)...)...)]
 	if a.why != "" {
 		b.cs.note(refusable, ref2xx, "%s names %s", label, a.why)
+	} else if b.op.ID == "markUnreadItemsRead" {
+		// Whether marking read a message that is not unread for the caller
+		// (its own, or one read already) is accepted is not stated, and
+		// the engine cannot tell which are unread.
+		b.cs.note(refusable, ref2xx, "%s names a message that may not be unread for the caller", label)
 	}
 	return a.value, "{" + a.role + "}"
 }

@@ -79,6 +79,11 @@ func (b *builder) queryValue(p *openapi3.Parameter, s *openapi3.Schema) (string,
 		if n < 0 {
 			b.cs.note(refusable, ref2xx, "%s is negative (the document gives no meaning to it)", p.Name)
 		}
+		if n == 0 && p.Name == "limit" {
+			// A page of at most no messages: the document gives no lower
+			// bound, so a server may refuse it rather than answer nothing.
+			b.cs.note(refusable, ref2xx, "limit is 0 (the document gives limit no lower bound or meaning at 0)")
+		}
 		return strconv.Itoa(n), true
 	case s.Type.Is("string") && refOf(p.Name) == refMessage:
 		type alt struct {

@@ -448,10 +448,12 @@ func (r *Result) ExitCode() int {
 // failed is how many requirements failed (not KNOWN) in the run, counting
 // the checks when the verdicts were not tallied (a result read back).
 func (r *Result) failed() int {
-	if r.outcomes != nil {
-		return r.outcomes[Fail]
+	// A requirement can fail without a failed check of its own: the
+	// history checker and soft failures on the way report by requirement.
+	if n := r.Counts[Fail.String()]; n > 0 {
+		return n
 	}
-	return r.Counts[Fail.String()]
+	return r.outcomes[Fail]
 }
 
 // Print writes the verdict per requirement, what the run did not judge

@@ -20,6 +20,7 @@
 //	RENDER- META-                rendering.go
 //	PAGE- LIMIT-                 pagination.go
 //	SEARCH-                      search.go
+//	GEN-                         generated.go
 //
 // Each of these files holds its area's faults (transportFaults, ...), by
 // requirement in catalogue order, then by class, then by number; its

@@ -65,11 +65,28 @@ const (
 	// no answer for; the What of one that rests on a reading open to doubt
 	// says so.
 	BlindRound2 Origin = "blind round 2"
+	// Independent is the second implementation (package independent),
+	// written from the API description alone by an author who read neither
+	// the checks nor the reference server: its own world, ids, page order
+	// and errors. Its variant is that server as it is; its faults are the
+	// defects its author planted in it, each switched on by name.
+	Independent Origin = "independent implementation"
+	// OtherWorlds is variants written when the checks were first tried on
+	// servers they had not been written beside: worlds unlike the reference
+	// server's, and pages in no order over timestamps that tie.
+	OtherWorlds Origin = "other worlds"
+	// HistoryRound is faults written for the history checker: each shows
+	// on one answer in N, where no check looks, but contradicts another
+	// answer of the run.
+	HistoryRound Origin = "history"
+	// GeneratedRound is faults written for the generated checks: each
+	// shows only on an input no hand-written check sends.
+	GeneratedRound Origin = "generated inputs"
 )
 
 // Origins lists the origins in the order they were written.
 func Origins() []Origin {
-	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2}
+	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound}
 }
 
 // Fault is a planted defect: a decorator around the unmodified reference
@@ -91,6 +108,14 @@ type Fault struct {
 	// plainHTTP serves plain http on the HTTPS port as well (a fault of the
 	// listener, not of the handler).
 	plainHTTP bool
+	// wholeRun runs the fault against the whole core profile even by
+	// default: its requirement is judged by the history checker over a
+	// whole run, and no check is labelled with it.
+	wholeRun bool
+	// defect, when not empty, is a defect of the independent implementation:
+	// the fault is that server with the defect switched on, not a decorator
+	// around the reference server.
+	defect string
 }
 
 // fault declares a fault of origin o by its name, REQUIREMENT-ID/class or
@@ -105,6 +130,14 @@ func (o Origin) fault(name, what string, steps ...step) Fault {
 	return Fault{Name: name, Req: req, Class: class, Origin: o, What: what, steps: steps}
 }
 
+// inIndependent makes the fault the independent implementation with its
+// author's defect of that name switched on (see independent.Defects).
+func (f Fault) inIndependent(defect string) Fault { f.defect = defect; return f }
+
+// inWholeRun marks a fault whose requirement only the history checker
+// judges (see Fault.wholeRun).
+func (f Fault) inWholeRun() Fault { f.wholeRun = true; return f }
+
 // withPlainHTTP has the fault's listener serve plain http on the HTTPS port
 // as well.
 func (f Fault) withPlainHTTP() Fault { f.plainHTTP = true; return f }
@@ -115,7 +148,7 @@ func (f Fault) survives(reason string) Fault { f.Survives = reason; return f }
 // Faults returns the whole catalogue, sorted by name.
 func Faults() []Fault {
 	all := slices.Concat(transportFaults(), userFaults(), roomFaults(), unreadFaults(),
-		messageFaults(), renderingFaults(), paginationFaults(), searchFaults())
+		messageFaults(), renderingFaults(), paginationFaults(), searchFaults(), generatedFaults())
 	for i := range all {
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])

@@ -571,6 +571,39 @@ func messageFaults() []Fault {
 				}
 			})),
 		ByClass.fault("MSG-EDIT-PERSISTED/intermittent", "one edit in two is answered but not stored", everyNth(2, "updateMessage", unstoredEdit())),
+		Independent.fault("MSG-EDIT-V-INC/stale-derived#4", independentWhat("edit-no-bump")).inIndependent("edit-no-bump"),
+		HistoryRound.fault("MSG-ROOM-SCOPE/intermittent", "one message list in fifty carries, in place of one of its messages, the newest message of another room",
+			everyNth(50, "listMessages", onSuccess("listMessages", func(c *call, x *reply) {
+				list := asList(x.get())
+				other := c.st.world.Hints.Org
+				if other == c.room {
+					other = c.st.world.Hints.WriteRoom
+				}
+				if len(list) == 0 {
+					return
+				}
+				if y := c.do("GET", "/v1/rooms/"+other+"/chatMessages", url.Values{"limit": {"1"}}, nil); y.ok() {
+					if theirs := asList(y.get()); len(theirs) == 1 {
+						list[len(list)/2] = theirs[0]
+					}
+				}
+			}))).inWholeRun(),
+		HistoryRound.fault("MSG-STABLE/intermittent", "one answer holding messages in twenty shows the first of them sent a second later",
+			everyNth(20, "msgs", onSuccess("msgs", func(c *call, x *reply) {
+				first := true
+				each(x.get(), func(m map[string]any) {
+					if t, err := time.Parse(time.RFC3339Nano, asString(m["sent"])); first && err == nil {
+						m["sent"] = t.Add(time.Second).UTC().Format("2006-01-02T15:04:05.000Z")
+						first = false
+					}
+				})
+			}))).inWholeRun(),
+		HistoryRound.fault("MSG-EDIT-V-INC/intermittent#2", "one read by id in three of an edited message answers the v before the last edit, with the text of the last",
+			messages("getMessage", func(c *call, m map[string]any) {
+				if v := asInt(m["v"]); v > 1 && c.st.tick("edited reads")%3 == 0 {
+					m["v"] = v - 1
+				}
+			})),
 	}
 }
 

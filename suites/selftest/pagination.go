@@ -1,10 +1,12 @@
 package selftest
 
 import (
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // paginationFaults break the requirements of pagination and limits (PAGE-*,
@@ -302,6 +304,9 @@ func paginationFaults() []Fault {
 				}
 				return next()
 			}))),
+		Independent.fault("PAGE-BEFOREID/wrong-subject#2", independentWhat("before-inclusive")).inIndependent("before-inclusive"),
+		Independent.fault("PAGE-AROUNDID/wrong-subject#3", independentWhat("around-drops-anchor")).inIndependent("around-drops-anchor"),
+		Independent.fault("LIMIT-CAP/ignores-input#6", independentWhat("limit-unbounded")).inIndependent("limit-unbounded"),
 	}
 }
 
@@ -310,6 +315,22 @@ func paginationFaults() []Fault {
 // skips and cursors the document gives no answer for.
 func paginationVariants() []Variant {
 	return []Variant{
+		{Name: "shuffled-pages-tied-times", Origin: OtherWorlds,
+			What: "returns every page's messages in no particular order (the same messages, the same page boundaries) and writes sent and editedAt to the second, so that messages sent close together tie",
+			steps: []step{
+				messages("msgs", func(c *call, m map[string]any) {
+					for _, k := range []string{"sent", "editedAt"} {
+						if t, ok := m[k]; ok {
+							m[k] = toSeconds(t)
+						}
+					}
+				}),
+				onSuccess("listMessages", func(c *call, x *reply) {
+					list := asList(x.get())
+					r := rand.New(rand.NewPCG(uint64(len(list)), uint64(time.Now().UnixNano())))
+					r.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
+				}),
+			}},
 		{Name: "newest-first", Origin: FirstCatalogue, What: "lists messages newest first",
 			steps: []step{onSuccess("listMessages", func(c *call, x *reply) { slices.Reverse(asList(x.get())) })}},
 		{Name: "default-limit-20", Origin: FirstCatalogue, What: "returns 20 messages when no limit is given", steps: []step{defaultLimit(20)}},
@@ -394,7 +415,7 @@ func paginationVariants() []Variant {
 			steps: []step{answer("listMessages", func(c *call, next func() *reply) *reply {
 				q := c.query()
 				for _, k := range []string{"beforeId", "afterId", "aroundId"} {
-					if id := q.Get(k); id != "" && !c.do("GET", "/v1/rooms/"+c.room+"/chatMessages/"+id, nil, nil).ok() {
+					if id := q.Get(k); id != "" && !c.do("GET", "/v1/rooms/"+c.room+"/chatMessages/"+url.PathEscape(id), nil, nil).ok() {
 						if y := c.do("GET", "/v1/rooms/"+c.room+"/chatMessages", nil, nil); !y.ok() {
 							return y // the room itself is refused: answer as the reference does
 						}

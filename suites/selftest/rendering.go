@@ -168,6 +168,7 @@ func renderingFaults() []Fault {
 		ByClass.fault("META-ISSUES/shape#2", "issue numbers keep their #", messages("msgs", func(c *call, m map[string]any) {
 			each(m["issues"], func(r map[string]any) { r["number"] = "#" + asString(r["number"]) })
 		})),
+		Independent.fault("RENDER-ESCAPE/shape#7", independentWhat("html-unescaped")).inIndependent("html-unescaped"),
 	}
 }
 

@@ -409,6 +409,9 @@ func roomFaults() []Fault {
 			})),
 		ByClass.fault("REPO-PRIVATE-WITHHELD/intermittent", "one repositories list in two shows private repositories to everyone",
 			everyNth(2, "listUserRepos", privateReposForAll())),
+		Independent.fault("ROOM-HIDE/not-stored#3", independentWhat("hide-ignored")).inIndependent("hide-ignored"),
+		Independent.fault("REPO-PRIVATE-WITHHELD/too-wide#2", independentWhat("private-leak")).inIndependent("private-leak"),
+		Independent.fault("CHANNEL-LIST/wrong-subject#4", independentWhat("channels-unfiltered")).inIndependent("channels-unfiltered"),
 	}
 }
 

@@ -201,7 +201,7 @@ func (j *job) run(ctx context.Context, s runSetup) {
 	}
 	defer stop()
 	args := []string{"--target", desc, "--profile", "core", "--seed", fmt.Sprint(s.seed), "--json", report, "--eventually", "3s"}
-	if j.fault != nil && !s.full {
+	if j.fault != nil && !s.full && !j.fault.wholeRun {
 		args = append(args, "--label-filter", j.fault.Req)
 	}
 	cmd := exec.CommandContext(ctx, s.bin, args...)
@@ -237,6 +237,13 @@ func (j *job) run(ctx context.Context, s runSetup) {
 // serve starts the decorated reference server of the job and writes its
 // target description to desc. The caller must call stop.
 func (j *job) serve(s runSetup, desc string) (stop func(), err error) {
+	if (j.fault != nil && j.fault.defect != "") || (j.variant != nil && j.variant.independent) {
+		defect := ""
+		if j.fault != nil {
+			defect = j.fault.defect
+		}
+		return serveIndependent(s, defect, desc)
+	}
 	st := newState(s.world)
 	inner := reference.New(s.world, reference.Config{})
 	var h http.Handler
@@ -300,7 +307,7 @@ func Serve(name string, seed uint64, desc string) (stop func(), err error) {
 	if caFile, err = filepath.Abs(caFile); err != nil {
 		return nil, err
 	}
-	return j.serve(runSetup{world: world, cert: cert, caFile: caFile}, desc)
+	return j.serve(runSetup{world: world, cert: cert, caFile: caFile, seed: seed}, desc)
 }
 
 // serve serves h over TLS on a fresh loopback port. plain also answers

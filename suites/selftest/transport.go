@@ -274,6 +274,7 @@ func transportFaults() []Fault {
 			everyNth(3, "getCurrentUser", onSuccess("getCurrentUser", func(c *call, x *reply) {
 				x.set(c.doAs("GET", "/v1/user", nil, nil, &c.st.first.Token).get())
 			}))),
+		Independent.fault("AUTH-QUERY-TOKEN/ignores-input#3", independentWhat("query-token-refused")).inIndependent("query-token-refused"),
 	}
 }
 

@@ -420,6 +420,10 @@ func unreadFaults() []Fault {
 			})),
 		ByClass.fault("UNREAD-ROOM-COUNTS/intermittent", "one rooms list in two counts one unread item too many",
 			everyNth(2, "rooms", rooms("rooms", func(c *call, r map[string]any) { r["unreadItems"] = asInt(r["unreadItems"]) + 1 }))),
+		Independent.fault("UNREAD-MARK-READ/too-wide#3", independentWhat("mark-all-read")).inIndependent("mark-all-read"),
+		Independent.fault("UNREAD-MARK-READ/too-wide#4", independentWhat("unread-shared")).inIndependent("unread-shared").
+			survives("not observable with this world: users 1 and 2 are the only described members of the write room, and a message is never unread for its author, so marking read for every member shows only to a third member, whom the description does not name there; the harness marks messages read nowhere else"),
+		Independent.fault("UNREAD-READBY/stale-derived#3", independentWhat("readby-stuck")).inIndependent("readby-stuck"),
 	}
 }
 

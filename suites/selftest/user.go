@@ -66,6 +66,12 @@ func userFaults() []Fault {
 		ByClass.fault("USER-V-OPTIONAL/shape#3", "the current user's v is null", currentUser(func(u map[string]any) { u["v"] = nil })),
 		ByClass.fault("USER-V-OPTIONAL/intermittent", "one current user in three has v as a string",
 			everyNth(3, "getCurrentUser", currentUser(func(u map[string]any) { u["v"] = "3" }))),
+		HistoryRound.fault("USER-STABLE/intermittent", "one message list in ten names every sender in it with a username one letter longer",
+			everyNth(10, "listMessages", messages("listMessages", func(c *call, m map[string]any) {
+				if u, ok := m["fromUser"].(map[string]any); ok {
+					u["username"] = asString(u["username"]) + "x"
+				}
+			}))).inWholeRun(),
 	}
 }
 

@@ -21,12 +21,15 @@ type Variant struct {
 	describe func(d *target.Description)
 	// http1 turns HTTP/2 off on the listener.
 	http1 bool
+	// independent serves the independent implementation instead of the
+	// decorated reference server.
+	independent bool
 }
 
 // Variants returns every variant, sorted by name.
 func Variants() []Variant {
 	vs := slices.Concat(transportVariants(), encodingVariants(), userVariants(), roomVariants(), unreadVariants(),
-		messageVariants(), renderingVariants(), paginationVariants(), searchVariants())
+		messageVariants(), renderingVariants(), paginationVariants(), searchVariants(), independentVariants())
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
 	return vs
 }

@@ -1,0 +1,74 @@
+package selftest
+
+import (
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// generatedFaults break the properties of the generated checks (GEN-*):
+// defects that show only on inputs no hand-written check sends — a bound
+// value, an undocumented parameter, a long text of multi-byte characters,
+// a field the schema does not name, a token in other letters — which the
+// requests generated from the contract reach.
+func generatedFaults() []Fault {
+	return []Fault{
+		GeneratedRound.fault("GEN-NO-5XX/shape", "limit=0 answers 500",
+			answer("listMessages", func(c *call, next func() *reply) *reply {
+				if c.query().Get("limit") == "0" {
+					return refuse(http.StatusInternalServerError, "limit 0")
+				}
+				return next()
+			})),
+		GeneratedRound.fault("GEN-NO-5XX/shape#2", "a query parameter the document does not name answers 500",
+			answer("all", func(c *call, next func() *reply) *reply {
+				for name := range c.query() {
+					if !documentedQuery[name] {
+						return refuse(http.StatusInternalServerError, "unknown parameter "+name)
+					}
+				}
+				return next()
+			})),
+		GeneratedRound.fault("GEN-NO-5XX/shape#3", "a text of 2,000 characters or more, some of them multi-byte, answers 500",
+			answer("sendMessage updateMessage", func(c *call, next func() *reply) *reply {
+				if text, ok := c.jsonBody()["text"].(string); ok && utf8.RuneCountInString(text) >= 2000 && len(text) > utf8.RuneCountInString(text) {
+					return refuse(http.StatusInternalServerError, "long text")
+				}
+				return next()
+			})),
+		GeneratedRound.fault("GEN-NO-5XX/shape#4", "a body with a field the schema does not name answers 500",
+			answer("sendMessage updateMessage markUnreadItemsRead", func(c *call, next func() *reply) *reply {
+				for name := range c.jsonBody() {
+					if name != "text" && name != "status" && name != "chat" {
+						return refuse(http.StatusInternalServerError, "unknown field "+name)
+					}
+				}
+				return next()
+			})),
+		GeneratedRound.fault("GEN-REFUSED-NO-CHANGE/collateral", "an edit refused for its body (400) is stored all the same, with the text it carried",
+			answer("updateMessage", func(c *call, next func() *reply) *reply {
+				x := next()
+				if text, ok := c.jsonBody()["text"].(string); ok && x.status == http.StatusBadRequest && strings.TrimSpace(text) != "" && utf8.RuneCountInString(text) <= 4096 {
+					c.do("PUT", c.r.URL.Path, nil, map[string]any{"text": text})
+				}
+				return x
+			})),
+		GeneratedRound.fault("GEN-NO-TOKEN-NO-DATA/too-wide", "a token is accepted in any letter case",
+			onRequest("all", func(c *call) {
+				auth := c.r.Header.Get("Authorization")
+				token, ok := strings.CutPrefix(auth, "Bearer ")
+				if !ok {
+					return
+				}
+				for real := range c.st.users {
+					if token != real && strings.EqualFold(token, real) {
+						c.r.Header.Set("Authorization", "Bearer "+real)
+					}
+				}
+			})),
+	}
+}
+
+// documentedQuery is every query parameter the document names, the token's
+// included.
+var documentedQuery = map[string]bool{"skip": true, "beforeId": true, "afterId": true, "aroundId": true, "limit": true, "q": true, "access_token": true}
