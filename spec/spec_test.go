@@ -375,7 +375,7 @@ func TestReferenceOnlyRules(t *testing.T) {
 		location, rule     string
 	}{
 		{"message without status", "GET", onePath, 200, nil, set(message(), "status", remove{}), "$.status", "required"},
-		{"message with an extra field", "GET", onePath, 200, nil, set(message(), "gv", "3"), "$.gv", "additionalProperties"},
+		{"message with an extra field", "GET", onePath, 200, nil, set(message(), "extra", "3"), "$.extra", "additionalProperties"},
 		{"fromUser without v", "GET", onePath, 200, nil, set(message(), "fromUser", user()), "$.fromUser.v", "required"},
 		{"message id not an ObjectId", "GET", onePath, 200, nil, set(message(), "id", "42"), "$.id", "pattern"},
 		{"room without lurk", "GET", roomPath, 200, nil, []any{set(groupRoom(), "lurk", remove{})}, "$[0].lurk", "required"},

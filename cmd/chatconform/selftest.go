@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	planted "github.com/chatrooms/conformance/suites/selftest"
+	"github.com/chatrooms/conformance/suites/selftest/worlds"
 )
 
 const selftestUsage = `chatconform selftest proves the checks: once per planted fault it runs the
@@ -19,7 +20,12 @@ core checks labelled with the requirement the fault breaks (--full: the
 whole core profile) against the reference server decorated with that fault;
 each fault must be caught by a check of its requirement, or carry a written
 reason why it survives. Once per conforming variant it runs the whole core
-profile, which must pass. It prints the kill matrix and writes it to a file.
+profile, which must pass. Then it runs the whole core profile against the
+reference server serving worlds of other shapes (--worlds N, drawn from the
+seed: other numbers of users, memberships, kinds of rooms, sizes, tied
+timestamps), each of which must pass too; a failing world is printed with
+the commands that reproduce it, reduced to a smaller world where cheap. It
+prints the kill matrix and writes it to a file.
 
 Usage:
   chatconform selftest [flags]
@@ -38,6 +44,7 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	variants := fs.Bool("variants", false, "run the conforming variants only, no fault")
 	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`")
 	listOnly := fs.Bool("list", false, "list the faults and variants (those --only and --variants select) by name, with what each does, and run nothing")
+	worldsN := fs.Int("worlds", 50, "run the core profile against this many generated world `shapes` (0: none)")
 	serve := fs.String("serve", "", "serve the reference decorated with the fault or variant of this `name` until interrupted, writing its target description to selftest-target.json and its certificate to selftest-target-ca.pem (check it with chatconform --target selftest-target.json)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -104,6 +111,18 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	var b bytes.Buffer
 	m.Write(&b)
+	worldsFailed := 0
+	if *worldsN > 0 && *only == "" {
+		fmt.Fprintf(stdout, "chatconform selftest: the core profile against %d world shapes of seed %d\n", *worldsN, *seed)
+		results, err := worlds.Run(ctx, worlds.Options{Binary: exe, Seed: *seed, N: *worldsN, Parallel: *parallel, Reduce: 6,
+			Env: []string{"CHATCONFORM_MAIN=1"}, Progress: stdout})
+		if err != nil {
+			fmt.Fprintln(stderr, "chatconform selftest:", err)
+			return exitHarness
+		}
+		fmt.Fprintf(&b, "\nWorld shapes: the core profile must pass the reference server in each (seed %d)\n\n", *seed)
+		worldsFailed = worlds.WriteSummary(&b, results)
+	}
 	fmt.Fprintf(stdout, "\n%s", b.String())
 	if *matrix != "" {
 		if err := os.WriteFile(*matrix, b.Bytes(), 0o644); err != nil {
@@ -112,7 +131,7 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		fmt.Fprintf(stdout, "chatconform selftest: matrix written to %s\n", *matrix)
 	}
-	if len(m.Problems()) > 0 {
+	if len(m.Problems()) > 0 || worldsFailed > 0 {
 		return exitFail
 	}
 	return exitPass

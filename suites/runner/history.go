@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/conformance"
 	"github.com/chatrooms/conformance/suites/history"
@@ -73,6 +75,51 @@ func historyChecks(hist *history.Checker, r types.Report, selected map[string]bo
 			out[id] = append(out[id], CheckResult{Name: HistoryCheck, Area: "History", IDs: []string{id}, Outcome: NotRun,
 				Message: "not selected (--label-filter, --focus): the history checker judges this requirement only over a whole run"})
 		}
+	}
+	return out
+}
+
+// DocumentCheck is the name under which violations of the profile's
+// document found on any answer of the run are reported: each answer is
+// validated as it comes, but a check judges only the requirements it is
+// about, so a defect on an answer no check looks at would otherwise go
+// free.
+const DocumentCheck = "Document checker: every answer of the run against the profile's OpenAPI document"
+
+// documentChecks turns the violations recorded on the run's answers into
+// FAILs of the requirements they break, at most a few exchanges each. A
+// deliberately invalid request is held only to what its answer carries
+// (its request is not validated), and at core not to its status, which
+// the document leaves open for refusals. It reports failures only: the
+// checks of each requirement say whether it passed.
+func documentChecks(rec *client.Recorder, p spec.Profile) map[string][]CheckResult {
+	const perRequirement = 3
+	found := map[string][]string{}
+	count := map[string]int{}
+	for _, x := range rec.Exchanges() {
+		byReq := map[string][]string{}
+		for _, v := range x.Violations {
+			if v.Side != "response" || (x.Invalid && p == spec.Core && v.Rule == "status") {
+				continue
+			}
+			if id := conformance.Blame(x.Operation, v); id != "" {
+				byReq[id] = append(byReq[id], v.String())
+			}
+		}
+		for id, vs := range byReq {
+			count[id]++
+			if len(found[id]) < perRequirement {
+				found[id] = append(found[id], fmt.Sprintf("%s %s answered %d:\n  - %s\n  reproduce: %s", x.Method, x.URL, x.Status, strings.Join(vs, "\n  - "), x.Curl()))
+			}
+		}
+	}
+	out := map[string][]CheckResult{}
+	for id, texts := range found {
+		msg := strings.Join(texts, "\n")
+		if n := count[id] - len(texts); n > 0 {
+			msg += fmt.Sprintf("\n(%d more answers break %s)", n, id)
+		}
+		out[id] = []CheckResult{{Name: DocumentCheck, Area: "History", IDs: []string{id}, Outcome: Fail, Message: cutMessage(msg)}}
 	}
 	return out
 }

@@ -339,7 +339,9 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		}
 	}
 
-	rec := &client.Recorder{Limit: 2000}
+	// Every exchange is kept for the document checker, within the
+	// recorder's byte budget (the oldest go first beyond it).
+	rec := &client.Recorder{Limit: 20000}
 	hist := newHistory(cfg, red, isBundled)
 	c, err := newClient(d, cfg, rec, hist, ctl)
 	if err != nil {
@@ -400,7 +402,10 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	s.run.progress.finish()
 
 	extra := historyChecks(hist, report, selected, len(checks) == len(whole))
-	selected[HistoryCheck] = true // counted among the run's checks
+	for id, cs := range documentChecks(rec, cfg.Profile) {
+		extra[id] = append(extra[id], cs...)
+	}
+	selected[HistoryCheck], selected[DocumentCheck] = true, true // counted among the run's checks
 	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec, extra)
 	res.Started = start
 	res.ChecksDuration = time.Since(specsStart)

@@ -60,6 +60,9 @@ func (r Result) elsewhere() bool {
 func (m *Matrix) Problems() []string {
 	var out []string
 	for _, r := range m.Results {
+		for _, b := range r.Broken {
+			out = append(out, fmt.Sprintf("%s %s breaks the outcome model: %s", r.Kind, r.Name, b))
+		}
 		switch {
 		case r.Err != "" && r.Kind == "fault":
 			out = append(out, fmt.Sprintf("fault %s: %s", r.Name, r.Err))

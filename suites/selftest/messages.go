@@ -233,12 +233,15 @@ func messageFaults() []Fault {
 					return
 				}
 				me, _ := c.caller()
+				// The message right before, by sent time and then id (the
+				// reference's ids grow within a millisecond): two sends in
+				// one millisecond must not hide it.
+				key := func(m map[string]any) string { return asString(m["sent"]) + "/" + asString(m["id"]) }
 				prev, at := "", ""
 				each(c.do("GET", "/v1/rooms/"+c.room+"/chatMessages", url.Values{"limit": {"100"}}, nil).get(), func(m map[string]any) {
 					from, _ := m["fromUser"].(map[string]any)
-					sent := asString(m["sent"])
-					if from != nil && from["id"] == me.ID && sent < asString(edited["sent"]) && sent >= at {
-						prev, at = asString(m["id"]), sent
+					if k := key(m); from != nil && from["id"] == me.ID && k < key(edited) && k >= at {
+						prev, at = asString(m["id"]), k
 					}
 				})
 				if prev != "" {
