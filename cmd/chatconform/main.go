@@ -43,7 +43,11 @@ Usage:
   chatconform --list                           list the checks and the requirements they verify
   chatconform diff OLD.json NEW.json           compare two --json reports (exit 1 when something regressed)
   chatconform selftest                         prove the checks against planted faults and conforming variants
-  chatconform help [selftest|diff]             print this help, or a subcommand's
+  chatconform proxy --target FILE [flags]      judge a client's real traffic with a server, live (client and server violations)
+  chatconform replay RECORD.jsonl              judge the exchanges of a --record file again, offline
+  chatconform verify ATT.json --key PUB.pem [--record RECORD.jsonl]   check a signed attestation of a run
+  chatconform keygen                           make a key pair for --attest
+  chatconform help [selftest|diff|proxy|replay|verify|keygen]   print this help, or a subcommand's
   chatconform --version                        print the version
 
 Examples:
@@ -53,6 +57,7 @@ Examples:
   chatconform --target target.yaml --hide-room 5f1a... --min-judged 100%
   chatconform --target target.yaml --label-filter 'MSG-SEND-200 || PAGE-BEFOREID-WALK'
   chatconform --target target.yaml --baseline known-failures.yaml --wait 2m
+  chatconform --target target.yaml --record run.jsonl --attest att.json --key key.pem --json report.json
 
 The target: every key of a target description can be given by a flag or an
 environment variable instead (a flag beats a variable, which beats the file):
@@ -159,6 +164,7 @@ type options struct {
 	baseline, writeBaseline, minJudged, require        string
 	insecure                                           bool
 	seed                                               uint64
+	examples                                           int
 	list, verbose, version                             bool
 	timeout, eventually, specTimeout, maxTime, waitFor time.Duration
 	rate                                               rateFlag
@@ -187,12 +193,30 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if len(args) > 0 && args[0] == "diff" {
 		return diff(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 {
+		switch args[0] {
+		case "proxy":
+			return proxyCmd(ctx, args[1:], lookupEnv, stdout, stderr)
+		case "replay":
+			return replay(args[1:], stdout, stderr)
+		case "verify":
+			return verify(ctx, args[1:], stdout, stderr)
+		case "keygen":
+			return keygen(args[1:], stdout, stderr)
+		}
+	}
 	if len(args) > 0 && args[0] == "help" {
 		if len(args) > 1 && args[1] == "selftest" {
 			return selftest(ctx, []string{"--help"}, stdout, stderr)
 		}
 		if len(args) > 1 && args[1] == "diff" {
 			return diff([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 {
+			switch args[1] {
+			case "proxy", "replay", "verify", "keygen":
+				return run(ctx, []string{args[1], "--help"}, lookupEnv, stdout, stderr)
+			}
 		}
 		args = []string{"--help"}
 	}
@@ -235,6 +259,9 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fs.DurationVar(&o.waitFor, "wait", 0, "before the preflight, wait up to this `duration` for the target to answer at all (a server started just before the run)")
 	fs.Var(&o.rate, "rate", "throttle the whole run to `N/s` requests per second (such as 5/s), for servers with tight rate limits (default: no limit)")
 	fs.DurationVar(&o.eventually, "eventually", 5*time.Second, "how long search and unread state may lag behind a write")
+	fs.IntVar(&o.examples, "examples", 0, "random `requests` each generated check draws per operation besides its coverage cases (0: the default, 4)")
+	var rf recordFlags
+	rf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -267,6 +294,10 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return list(stdout, suite, profile)
 	}
 	if err := runner.CheckOutputs(o.junit, o.jsonOut, o.htmlOut, o.writeBaseline); err != nil {
+		fmt.Fprintln(stderr, "chatconform:", err)
+		return exitUsage
+	}
+	if err := rf.check(); err != nil {
 		fmt.Fprintln(stderr, "chatconform:", err)
 		return exitUsage
 	}
@@ -329,6 +360,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		Seed:           o.seed,
 		Timeout:        o.timeout,
 		Eventually:     o.eventually,
+		Examples:       o.examples,
 		MaxTime:        o.maxTime,
 		Wait:           o.waitFor,
 		Rate:           float64(o.rate),
@@ -365,7 +397,18 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		}
 		return exitUsage
 	}
+	rec, err := rf.begin(&cfg, d)
+	if err != nil {
+		say("chatconform: ", err)
+		return exitUsage
+	}
 	res, err = suite.Run(ctx, cfg, &failRecorder{})
+	if rerr := rec.finish(ctx, res, stdout); rerr != nil {
+		say("chatconform: ", rerr)
+		if res == nil || res.ExitCode() == exitPass {
+			return exitHarness
+		}
+	}
 	if err != nil {
 		say("chatconform: ", err)
 		var ue *runner.UsageError

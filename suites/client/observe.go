@@ -39,6 +39,9 @@ type Observed struct {
 	// Reproduce is the exchange's curl command, tokens left as shell
 	// variables (Exchange.Reproduce).
 	Reproduce string
+	// RequestHeader and ResponseHeader are the headers as the Exchange
+	// keeps them: redacted and capped.
+	RequestHeader, ResponseHeader http.Header
 }
 
 // observe hands one answer to Config.Observe.
@@ -52,6 +55,7 @@ func (c *Client) observe(r Request, req *http.Request, body []byte, out *Respons
 	}
 	if out.Exchange != nil {
 		o.Reproduce = out.Exchange.Curl()
+		o.RequestHeader, o.ResponseHeader = out.Exchange.RequestHeader, out.Exchange.ResponseHeader
 	}
 	c.cfg.Observe(o)
 }

@@ -1,0 +1,327 @@
+package record
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/conformance"
+	"github.com/chatrooms/conformance/suites/history"
+)
+
+// HistoryRequirements are the ids the history checker reports under.
+var HistoryRequirements = history.Requirements()
+
+// Replayed is a record judged again.
+type Replayed struct {
+	Header  Header
+	Trailer *Trailer // nil when the record was cut short
+	// Verdicts are the current build's verdicts on the record's exchanges.
+	Verdicts *Verdicts
+	// Current is the digests of this build; Changes says how they differ
+	// from the record's (nil when they agree), and VersionChanged whether
+	// the harness version does.
+	Current        Digests
+	Changes        []string
+	Version        string
+	VersionChanged bool
+	// Differences lists how Verdicts differ from the verdicts recorded in
+	// the trailer (nil when they agree, or when there are none to compare).
+	Differences []string
+	// Judgeable are the requirements a record can judge: those the
+	// document validation blames and the history checker's, sorted.
+	Judgeable []string
+}
+
+// Same reports whether the replay reproduced the recorded verdicts with the
+// same documents and harness.
+func (r *Replayed) Same() bool {
+	return r.Trailer != nil && r.Trailer.Verdicts != nil && len(r.Differences) == 0 && len(r.Changes) == 0 && !r.VersionChanged
+}
+
+// ReplayFile replays the record in a file; version is this build's.
+func ReplayFile(path, version string) (*Replayed, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Replay(f, version)
+}
+
+// Replay judges every exchange of a record again, with this build's
+// validator and history checker, and compares with the verdicts recorded.
+func Replay(r io.Reader, version string) (*Replayed, error) {
+	rd, err := NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	h := rd.Header
+	p, err := spec.ParseProfile(h.Profile)
+	if err != nil {
+		return nil, fmt.Errorf("record header: %w", err)
+	}
+	j, err := NewJudge(JudgeOptions{Profile: p, MountPath: h.MountPath, Eventually: h.Eventually, Shared: h.Shared, Started: h.Started,
+		Redactor: client.NewRedactor(), ResponseHeaders: h.ResponseHeaders, Index: true})
+	if err != nil {
+		return nil, err
+	}
+	for {
+		x, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		j.Add(x)
+	}
+	out := &Replayed{Header: h, Trailer: rd.Trailer, Verdicts: j.Verdicts(), Version: version, VersionChanged: version != h.Version}
+	if out.Current, err = CurrentDigests(); err != nil {
+		return nil, err
+	}
+	out.Changes = h.Digests.Changes(out.Current)
+	if rd.Trailer != nil && rd.Trailer.Verdicts != nil {
+		out.Differences = Compare(rd.Trailer.Verdicts, out.Verdicts)
+	}
+	out.Judgeable = Judgeable(p)
+	return out, nil
+}
+
+// Compare lists how verdicts b differ from a: a requirement broken in one
+// and not the other, or broken a different number of times.
+func Compare(a, b *Verdicts) []string {
+	var out []string
+	if a.Exchanges != b.Exchanges {
+		out = append(out, fmt.Sprintf("exchanges: %d recorded, %d now", a.Exchanges, b.Exchanges))
+	}
+	if a.Judged != b.Judged {
+		out = append(out, fmt.Sprintf("exchanges judged against the document: %d recorded, %d now", a.Judged, b.Judged))
+	}
+	count := func(v *Verdicts) map[string]int {
+		m := map[string]int{}
+		for _, f := range v.Failures {
+			m[f.key()] = f.Count
+		}
+		return m
+	}
+	ca, cb := count(a), count(b)
+	var keys []string
+	for k := range ca {
+		keys = append(keys, k)
+	}
+	for k := range cb {
+		if _, ok := ca[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		x, inA := ca[k]
+		y, inB := cb[k]
+		parts := strings.SplitN(k, " ", 3)
+		what := fmt.Sprintf("%s (%s's, %s)", parts[0], parts[1], parts[2])
+		switch {
+		case inA && !inB:
+			out = append(out, fmt.Sprintf("%s: FAIL (%d) recorded, no longer found", what, x))
+		case !inA && inB:
+			out = append(out, fmt.Sprintf("%s: not found when recorded, FAIL (%d) now", what, y))
+		case x != y:
+			out = append(out, fmt.Sprintf("%s: FAIL %d times recorded, %d times now", what, x, y))
+		}
+	}
+	return out
+}
+
+// Judgeable returns the requirements of profile p that document validation
+// or the history checker can find broken, sorted.
+func Judgeable(p spec.Profile) []string {
+	set := map[string]bool{}
+	for _, id := range HistoryRequirements {
+		set[id] = true
+	}
+	if doc, err := spec.Load(p); err == nil {
+		for _, o := range doc.Operations() {
+			for _, rule := range []string{"status", "content-type", "decode"} {
+				set[conformance.Blame(o.ID, spec.Violation{Rule: rule, Location: "$"})] = true
+			}
+			item := doc.T.Paths.Value(o.Path)
+			if item == nil {
+				continue
+			}
+			op := item.GetOperation(o.Method)
+			if op == nil || op.Responses == nil {
+				continue
+			}
+			for code, r := range op.Responses.Map() {
+				if !strings.HasPrefix(code, "2") || r.Value == nil {
+					continue
+				}
+				for _, mt := range r.Value.Content {
+					if mt.Schema != nil {
+						walkSchema(mt.Schema.Value, "$", 0, func(loc string) {
+							for _, rule := range []string{"type", "required", "enum", "format", "not"} {
+								set[conformance.Blame(o.ID, spec.Violation{Rule: rule, Location: loc})] = true
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+	delete(set, "")
+	cat, _ := spec.LoadCatalogue()
+	var out []string
+	for id := range set {
+		if cat != nil {
+			if r, ok := cat.Lookup(id); ok && !r.InProfile(p) {
+				continue
+			}
+		}
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// walkSchema calls at with every location a schema's fields sit at, to a
+// small depth.
+func walkSchema(s *openapi3.Schema, loc string, depth int, at func(string)) {
+	if s == nil || depth > 4 {
+		return
+	}
+	at(loc)
+	for _, sub := range append(append(append([]*openapi3.SchemaRef{}, s.AllOf...), s.OneOf...), s.AnyOf...) {
+		if sub != nil {
+			walkSchema(sub.Value, loc, depth+1, at)
+		}
+	}
+	if s.Items != nil {
+		walkSchema(s.Items.Value, loc+"[0]", depth+1, at)
+	}
+	for name, p := range s.Properties {
+		if p != nil {
+			walkSchema(p.Value, loc+"."+name, depth+1, at)
+		}
+	}
+}
+
+// Print writes the replay's verdicts, one line a requirement, then what it
+// could not judge and how it compares with the recorded verdicts.
+func (r *Replayed) Print(w io.Writer) {
+	h, v := r.Header, r.Verdicts
+	fmt.Fprintf(w, "chatconform replay: a run of profile %s, seed %d, harness %s, target %s: %d exchanges\n",
+		h.Profile, h.Seed, h.Version, h.Target, v.Exchanges)
+	if r.Trailer == nil {
+		fmt.Fprintln(w, "  the record has no trailer: the run was cut short, or the file is incomplete")
+	}
+	switch {
+	case len(r.Changes) == 0 && !r.VersionChanged:
+		fmt.Fprintf(w, "  judged by the same documents and harness as the run (core %s, reference %s, catalogue %s)\n",
+			short(r.Current.Core), short(r.Current.Reference), short(r.Current.Catalogue))
+	default:
+		fmt.Fprintln(w, "  judged by a newer version than the run's:")
+		if r.VersionChanged {
+			fmt.Fprintf(w, "    harness %s recorded, %s now\n", h.Version, r.Version)
+		}
+		for _, c := range r.Changes {
+			fmt.Fprintf(w, "    %s\n", c)
+		}
+	}
+	failed := map[string][]Verdict{}
+	for _, f := range v.Failures {
+		failed[f.Requirement] = append(failed[f.Requirement], f)
+	}
+	ids := append([]string(nil), r.Judgeable...)
+	for id := range failed {
+		if !contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		fs := failed[id]
+		if len(fs) == 0 {
+			if why, ok := v.Unsupported[id]; ok {
+				fmt.Fprintf(w, "%-12s %-26s not judged: %s\n", "NOT JUDGED", id, why)
+				continue
+			}
+			n, what := v.Judged, "answers judged against the document"
+			if contains(HistoryRequirements, id) {
+				n, what = v.Exchanges, "exchanges"
+			}
+			fmt.Fprintf(w, "%-12s %-26s no contradiction in %d %s\n", "ok", id, n, what)
+			continue
+		}
+		for _, f := range fs {
+			unit := "exchange"
+			if f.Source == History {
+				unit = "contradiction"
+			}
+			fmt.Fprintf(w, "%-12s %-26s %s's, %s: %s\n", "FAIL", id, f.Whose, f.Source, Plural(f.Count, unit))
+			for _, e := range f.Examples {
+				fmt.Fprintf(w, "             %s\n", indent(e.Text, "             "))
+				for _, x := range e.Exchanges {
+					n := "#?"
+					if x.N > 0 {
+						n = fmt.Sprintf("#%d", x.N)
+					}
+					fmt.Fprintf(w, "               %s %s %s -> %d\n", n, x.Method, x.Path, x.Status)
+					if x.Reproduce != "" {
+						fmt.Fprintf(w, "                 reproduce: %s\n", x.Reproduce)
+					}
+				}
+			}
+		}
+	}
+	if len(v.NotJudged) > 0 {
+		var keys []string
+		for k := range v.NotJudged {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "  %d exchanges not judged against the document: %s\n", v.NotJudged[k], k)
+		}
+	}
+	switch {
+	case r.Trailer == nil || r.Trailer.Verdicts == nil:
+		fmt.Fprintln(w, "chatconform replay: the record holds no verdicts of its run to compare with")
+	case len(r.Differences) == 0:
+		fmt.Fprintln(w, "chatconform replay: the same verdicts as the run recorded")
+	default:
+		if len(r.Changes) == 0 && !r.VersionChanged {
+			fmt.Fprintln(w, "chatconform replay: DIFFERENT verdicts from the run's, with the same documents and harness:")
+		} else {
+			fmt.Fprintln(w, "chatconform replay: what the newer version judges differently from the run:")
+		}
+		for _, d := range r.Differences {
+			fmt.Fprintf(w, "  %s\n", d)
+		}
+	}
+}
+
+// Plural writes n and the noun, with an s unless n is 1.
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func indent(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+pad) }
