@@ -350,7 +350,10 @@ func (c *checker) roomWrites(m *msgState, r1, r2 int32, by int16) int {
 // read.
 func (c *checker) unread(k readKey, r *readState) {
 	m := &c.st.msgs[k.msg]
-	if y := r.yes.maxStart; r.mark >= 0 && y >= 0 && c.start(y) > c.end(r.mark)+c.lag && c.once(k.msg, UnreadMarkRead) {
+	// Only a mark made under the message's own room counts: marking a
+	// message of another room read under this room's path may be ignored
+	// by a server (what it does with such an id is not stated).
+	if y := r.yes.maxStart; r.mark >= 0 && y >= 0 && c.st.ex[r.mark].room == m.pathRoom && c.start(y) > c.end(r.mark)+c.lag && c.once(k.msg, UnreadMarkRead) {
 		c.found.add(UnreadMarkRead, []int32{r.mark, y}, "User %d marked message %s read (%s), yet %s, which began %s after that ended, still gives it as unread for user %d.",
 			k.user+1, quote(m.id), c.st.desc(r.mark), c.st.desc(y), dur(c.start(y)-c.end(r.mark)), k.user+1)
 	}

@@ -296,6 +296,12 @@ func TestMarkRead(t *testing.T) {
 			markBy(h, 0)
 			h.get(7000, 7010, 0, r1+"?limit=5", page(M{ID: "m1", From: "u2", Unread: true, ReadBy: 1}))
 		}, want: []string{UnreadMarkRead}},
+		{name: "marked under another room's path, which a server may ignore", run: func(h *hist) {
+			h.ex(0, 10, 1, "POST", r1, 200, `{"text":"x"}`, M{ID: "m1", From: "u2"}.String())
+			unread(h, 15, 18, 0, `"m1"`)
+			h.ex(20, 30, 0, "POST", "/v1/user/u1/rooms/r2/unreadItems", 200, `{"chat":["m1"]}`, `{"success":true}`)
+			unread(h, 7000, 7010, 0, `"m1"`)
+		}},
 		{name: "still listed within Eventually", run: func(h *hist) {
 			markBy(h, 0)
 			unread(h, 2000, 2010, 0, `"m1"`)
