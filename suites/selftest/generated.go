@@ -66,6 +66,24 @@ func generatedFaults() []Fault {
 					}
 				}
 			})),
+		GeneratedRound.fault("GEN-VALID-ANSWER/ignores-input", "skip=0 is refused with 400",
+			answer("listMessages", func(c *call, next func() *reply) *reply {
+				if c.query().Get("skip") == "0" {
+					return refuse(http.StatusBadRequest, "skip 0")
+				}
+				return next()
+			})),
+		GeneratedRound.fault("GEN-GET-NO-CHANGE/collateral", "every read of one message by id counts one more reader in its readBy",
+			messages("getMessage", func(c *call, m map[string]any) { m["readBy"] = asInt(m["readBy"]) + c.st.tick("reads by id") })),
+		GeneratedRound.fault("GEN-ROUND-TRIP/not-stored", "texts are stored without their characters beyond the BMP (emoji and the like), though the send's answer shows them",
+			messages("getMessage listMessages", func(c *call, m map[string]any) {
+				m["text"] = strings.Map(func(r rune) rune {
+					if r > 0xFFFF {
+						return -1
+					}
+					return r
+				}, asString(m["text"]))
+			})),
 	}
 }
 

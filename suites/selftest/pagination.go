@@ -307,6 +307,12 @@ func paginationFaults() []Fault {
 		Independent.fault("PAGE-BEFOREID/wrong-subject#2", independentWhat("before-inclusive")).inIndependent("before-inclusive"),
 		Independent.fault("PAGE-AROUNDID/wrong-subject#3", independentWhat("around-drops-anchor")).inIndependent("around-drops-anchor"),
 		Independent.fault("LIMIT-CAP/ignores-input#6", independentWhat("limit-unbounded")).inIndependent("limit-unbounded"),
+		HistoryRound.fault("PAGE-UNIQUE/shape", "a page of ten messages or more holds its first message again in place of its last",
+			onSuccess("listMessages", func(c *call, x *reply) {
+				if list := asList(x.get()); len(list) >= 10 {
+					list[len(list)-1] = list[0]
+				}
+			})).inWholeRun(),
 	}
 }
 

@@ -412,6 +412,8 @@ func roomFaults() []Fault {
 		Independent.fault("ROOM-HIDE/not-stored#3", independentWhat("hide-ignored")).inIndependent("hide-ignored"),
 		Independent.fault("REPO-PRIVATE-WITHHELD/too-wide#2", independentWhat("private-leak")).inIndependent("private-leak"),
 		Independent.fault("CHANNEL-LIST/wrong-subject#4", independentWhat("channels-unfiltered")).inIndependent("channels-unfiltered"),
+		HistoryRound.fault("ROOM-STABLE/shape", "rooms embedded in organisation entries carry a url other than the one the rooms list gives them",
+			rooms("listUserOrgs", func(c *call, r map[string]any) { r["url"] = asString(r["url"]) + "-org" })).inWholeRun(),
 	}
 }
 
