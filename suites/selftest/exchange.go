@@ -166,7 +166,9 @@ func (c *call) doAs(method, path string, query url.Values, body any, token *stri
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	r := httptest.NewRequestWithContext(c.r.Context(), method, "https://inner"+path, rd)
+	// The path may hold an id a client sent (a cursor of any characters):
+	// it is escaped, not spliced into a URL as it is.
+	r := httptest.NewRequestWithContext(c.r.Context(), method, (&url.URL{Scheme: "https", Host: "inner", Path: path}).String(), rd)
 	if body != nil {
 		r.Header.Set("Content-Type", "application/json")
 	}

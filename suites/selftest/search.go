@@ -193,7 +193,7 @@ func searchVariants() []Variant {
 				if len(terms) < 2 || !ok {
 					return next()
 				}
-				var list []any
+				list := []any{} // no match is an empty list, not null
 				var seen []string
 				for _, t := range terms {
 					one := url.Values{}
