@@ -416,6 +416,17 @@ func TestRequestValidation(t *testing.T) {
 		return vs
 	}
 	auth := http.Header{"Authorization": {"Bearer 0123"}, "Content-Type": {"application/json"}}
+	// A text of white space only, in any script's white space (what the
+	// reference server trims), breaks the pattern; one other character
+	// is enough to keep it.
+	for _, blank := range []string{`" "`, `"\u00a0"`, `"\u3000 \t"`, `"\u000b"`} {
+		if vs := check("POST", msgPath, `{"text":`+blank+`}`, auth); len(vs) != 1 || vs[0].Rule != "pattern" {
+			t.Errorf("blank text %s: %v", blank, vs)
+		}
+	}
+	if vs := check("POST", msgPath, `{"text":"\u00a0a"}`, auth); len(vs) > 0 {
+		t.Errorf("text with one letter: %v", vs)
+	}
 	if vs := check("POST", msgPath, `{"text":"hello","status":true}`, auth); len(vs) > 0 {
 		t.Errorf("valid send: %v", vs)
 	}
