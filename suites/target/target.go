@@ -551,6 +551,9 @@ func (d *Description) Check() error {
 			}
 			return d.errorf(fmt.Sprintf("users[%d].token", i), "required")
 		}
+		if what := badHeaderChar(usr.Token); what != "" {
+			return d.errorf(fmt.Sprintf("users[%d].token", i), "%s; an HTTP header cannot carry it, so nothing was sent (a pasted token or a CI secret often brings a line end along: remove it)", what)
+		}
 		if usr.Name == "" {
 			d.Users[i].Name = "user" + strconv.Itoa(i+1)
 		}
@@ -561,6 +564,35 @@ func (d *Description) Check() error {
 		}
 	}
 	return nil
+}
+
+// badHeaderChar describes the first character of token that an HTTP header
+// value cannot carry (a control character: a line end, a tab, NUL, DEL),
+// by its name and place, never by the token itself ("" when there is none):
+// the Authorization header would be refused by the HTTP client, and the run
+// would blame the target for a mistake of the description.
+func badHeaderChar(token string) string {
+	for i := 0; i < len(token); i++ {
+		c := token[i]
+		if c >= 0x20 && c != 0x7f {
+			continue
+		}
+		name := map[byte]string{'\n': "a line feed (\\n)", '\r': "a carriage return (\\r)", '\t': "a tab", 0: "a NUL", 0x7f: "a DEL"}[c]
+		if name == "" {
+			name = fmt.Sprintf("the control character %#02x", c)
+		}
+		where := fmt.Sprintf("at byte %d of %d", i+1, len(token))
+		switch {
+		case i == len(token)-1:
+			where = "at its end"
+		case strings.TrimRight(token[i:], "\r\n\t ") == "":
+			where = "at its end"
+		case i == 0:
+			where = "at its start"
+		}
+		return "holds " + name + " " + where
+	}
+	return ""
 }
 
 // rootCAs is the system pool plus the certificates of CAFile.

@@ -190,3 +190,57 @@ func TestEverySettingFromTheEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// A token with a line end (a paste, a CI secret written with echo) or any
+// other character a header value cannot carry is a description error naming
+// where the token came from, never the token, before anything is sent.
+func TestTokenAHeaderCannotCarryIsADescriptionError(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.yaml")
+	if err := os.WriteFile(file, []byte("base_url: https://file\nusers:\n  - token: zq9file1\n  - token: \"zq9file2\\n\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := func(vars map[string]string) Overrides {
+		return FromLookupEnv(func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+	}
+	for _, tc := range []struct {
+		name  string
+		file  bool
+		over  []Overrides
+		key   string
+		where string
+	}{
+		{"file", true, nil, "users[1].token", "the second token (users[1].token in " + file + ")"},
+		{"env CR LF", false, []Overrides{env(map[string]string{"CHAT_BASE_URL": "https://x", "CHAT_TOKEN": "zq9env1\r\n"})}, "users[0].token", "the first token (CHAT_TOKEN)"},
+		{"env 2", false, []Overrides{env(map[string]string{"CHAT_BASE_URL": "https://x", "CHAT_TOKEN": "zq9env1", "CHAT_TOKEN_2": "zq9env2\n"})}, "users[1].token", "the second token (CHAT_TOKEN_2)"},
+		{"flag", false, []Overrides{{BaseURL: "https://x", Tokens: []string{"zq9flag1\r"}}}, "users[0].token", "the first token (--token #1)"},
+		{"flag control", false, []Overrides{{BaseURL: "https://x", Tokens: []string{"zq9flag1", "zq9\x00flag2"}}}, "users[1].token", "the second token (--token #2)"},
+		{"DEL", false, []Overrides{{BaseURL: "https://x", Tokens: []string{"zq9\x7fflag1"}}}, "users[0].token", "the first token (--token #1)"},
+	} {
+		d := &Description{}
+		if tc.file {
+			var err error
+			if d, err = Load(file); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, o := range tc.over {
+			d.Apply(o)
+		}
+		err := d.Check()
+		var te *Error
+		if !errors.As(err, &te) || te.Key != tc.key || !strings.HasPrefix(err.Error(), tc.where+": ") {
+			t.Errorf("%s: %v, want an error about %s said as %q", tc.name, err, tc.key, tc.where)
+			continue
+		}
+		if strings.Contains(err.Error(), "zq9") {
+			t.Errorf("%s: the error prints the token: %v", tc.name, err)
+		}
+	}
+	// What a header carries is still fine: spaces inside, non-ASCII bytes.
+	d := &Description{}
+	d.Apply(Overrides{BaseURL: "https://x", Tokens: []string{"a b", "tökén"}})
+	if err := d.Check(); err != nil {
+		t.Errorf("valid header values: %v", err)
+	}
+}
