@@ -2,15 +2,10 @@ package conformance
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"net/http"
-	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,18 +26,23 @@ type Options struct {
 	// Eventually is how long search results and unread state may lag behind
 	// a write on an eventually consistent server.
 	Eventually time.Duration
-	// Timeout bounds each request.
+	// Timeout is not read: the Client's own timeout bounds each request.
+	//
+	// Deprecated: set it on the Client; kept until its last caller
+	// (suites/runner) stops setting it.
 	Timeout time.Duration
-	// Recorder receives every exchange (may be nil).
+	// Recorder is not read: the Client's own recorder receives every exchange.
+	//
+	// Deprecated: set it on the Client; kept until its last caller
+	// (suites/runner) stops setting it.
 	Recorder *client.Recorder
 	// Process tells parallel Ginkgo processes apart in run markers.
 	Process int
 	// Examples is how many random requests each generated check draws per
 	// operation besides its coverage cases (0: the engine's default).
 	Examples int
-	// Client, when set, is the client the checks use (the runner builds it
-	// so that it can preflight the target, throttle and stop the run);
-	// Recorder and Timeout are then the client's own.
+	// Client is the client the checks use (required; the runner builds it
+	// so that it can preflight the target, throttle and stop the run).
 	Client *client.Client
 }
 
@@ -65,68 +65,20 @@ type Env struct {
 	gen     *generated // the run's generated-request engine, shared by every check
 }
 
-// leftover is what a check's sends left unread for another described
-// user, by reader and room: marked read when the check ends, so a
-// long-lived server's unread lists do not grow from run to run.
-type leftover struct {
-	mu  sync.Mutex
-	ids map[int]map[string][]string
-}
-
-// NewEnv connects to the target and discovers what the description left
-// out. Errors are *target.Error (a bad description) or
-// *client.TransportError (the target cannot be reached).
+// NewEnv discovers what the description left out, through o.Client.
+// Errors are *target.Error (a bad description) or *client.TransportError
+// (the target cannot be reached).
 func NewEnv(ctx context.Context, o Options) (*Env, error) {
+	if o.Client == nil {
+		return nil, errors.New("conformance: Options.Client is required")
+	}
 	if o.Eventually == 0 {
 		o.Eventually = 5 * time.Second
 	}
-	d := o.Target
-	if o.Client != nil {
-		if err := d.Discover(ctx, o.Client); err != nil {
-			return nil, err
-		}
-		return newEnv(o, o.Client, d), nil
-	}
-	tlsConf := &tls.Config{InsecureSkipVerify: d.InsecureSkipVerify} //nolint:gosec // only when the description asks for it
-	if d.CAFile != "" {
-		pem, err := os.ReadFile(d.CAFile)
-		if err != nil {
-			return nil, &target.Error{Key: "ca_file", Reason: err.Error()}
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, &target.Error{Key: "ca_file", Reason: "holds no PEM certificate"}
-		}
-		tlsConf.RootCAs = pool
-	}
-	httpClient := &http.Client{
-		Transport: &http.Transport{TLSClientConfig: tlsConf, MaxIdleConnsPerHost: 16, ForceAttemptHTTP2: true},
-		// A redirect is an answer to judge, not to follow (plain-http checks rely on it).
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	doc, err := spec.Load(o.Profile)
-	if err != nil {
+	if err := o.Target.Discover(ctx, o.Client); err != nil {
 		return nil, err
 	}
-	val, err := doc.NewValidator(d.MountPath())
-	if err != nil {
-		return nil, err
-	}
-	var secrets []string
-	for _, u := range d.Users {
-		secrets = append(secrets, u.Token)
-	}
-	c, err := client.New(client.Config{BaseURL: d.BaseURL, HTTP: httpClient, Validator: val, Timeout: o.Timeout, Secrets: secrets, Recorder: o.Recorder})
-	if err != nil {
-		return nil, &target.Error{Key: "base_url", Reason: err.Error()}
-	}
-	if err := d.Discover(ctx, c); err != nil {
-		return nil, err
-	}
-	return newEnv(o, c, d), nil
+	return newEnv(o, o.Client, o.Target), nil
 }
 
 func newEnv(o Options, c *client.Client, d *target.Description) *Env {

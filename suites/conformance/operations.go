@@ -1,0 +1,234 @@
+package conformance
+
+// The API's operations as the steps checks take, each under the requirement
+// its plain success stands for.
+
+import (
+	"fmt"
+	"net/url"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+func messagesPath(room string) string { return "/v1/rooms/" + room + "/chatMessages" }
+
+func (e *Env) send(u int, room, text string) Message {
+	GinkgoHelper()
+	return e.sendBody(u, room, map[string]any{"text": text})
+}
+
+func (e *Env) sendBody(u int, room string, body map[string]any) Message {
+	GinkgoHelper()
+	var m Message
+	e.step("MSG-SEND-200", func() {
+		e.expectOK(e.call(u, client.Request{Method: "POST", Path: messagesPath(room), Body: body}), &m)
+	})
+	return m
+}
+
+func (e *Env) edit(u int, room, id, text string) Message {
+	GinkgoHelper()
+	var m Message
+	e.step("MSG-EDIT", func() {
+		e.expectOK(e.call(u, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + id, Body: map[string]string{"text": text}}), &m)
+	})
+	return m
+}
+
+func (e *Env) getMessage(u int, room, id string) Message {
+	GinkgoHelper()
+	var m Message
+	e.step("MSG-GET-ONE", func() {
+		e.expectOK(e.call(u, client.Request{Method: "GET", Path: messagesPath(room) + "/" + id}), &m)
+	})
+	return m
+}
+
+func (e *Env) list(u int, room string, q url.Values) []Message {
+	GinkgoHelper()
+	var ms []Message
+	e.step(listRequirementOf(q), func() {
+		e.expectOK(e.call(u, client.Request{Method: "GET", Path: messagesPath(room), Query: q}), &ms)
+	})
+	return ms
+}
+
+func (e *Env) rooms(u int, which string) []Room {
+	GinkgoHelper()
+	var rs []Room
+	e.step(listRequirement[which], func() {
+		e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/" + which}), &rs)
+	})
+	return rs
+}
+
+// listRequirement names the requirement each of a user's lists exercises.
+var listRequirement = map[string]string{"rooms": "ROOM-LIST", "channels": "CHANNEL-LIST", "orgs": "ORG-LIST", "repos": "REPO-LIST"}
+
+func (e *Env) unread(u int, room string) Unread {
+	GinkgoHelper()
+	var un Unread
+	e.step("UNREAD-SHAPE", func() {
+		e.expectOK(e.call(u, client.Request{Method: "GET", Path: unreadPath(e.me(u), room)}), &un)
+	})
+	return un
+}
+
+func unreadPath(user, room string) string {
+	return "/v1/user/" + user + "/rooms/" + room + "/unreadItems"
+}
+
+// observe reads path as user u to look for a side effect (or its absence)
+// from a user the check does not need. Nothing promises that such a user
+// is a member of the room, so any refusal is a legal answer: the
+// observation is then skipped, and the check's text says so.
+func (e *Env) observe(u int, what, path string, v any) bool {
+	GinkgoHelper()
+	if e.glance(u, path, nil, v) {
+		return true
+	}
+	By(fmt.Sprintf("user %d cannot read %s: that observation is skipped", u+1, what))
+	return false
+}
+
+func (e *Env) markRead(u int, room string, ids ...string) {
+	GinkgoHelper()
+	e.step("UNREAD-MARK-READ", func() {
+		resp := e.call(u, client.Request{Method: "POST", Path: unreadPath(e.me(u), room), Body: map[string]any{"chat": ids}})
+		expectSuccess(resp)
+	})
+}
+
+// seed sends n messages as user u and returns them in the order sent.
+func (e *Env) seed(u int, room string, n int) []Message {
+	GinkgoHelper()
+	By(fmt.Sprintf("sending %d messages of our own", n))
+	out := make([]Message, n)
+	for i := range out {
+		t, _ := e.text()
+		out[i] = e.send(u, room, t)
+	}
+	return out
+}
+
+// searchIDs searches room for query as user 1 inside an eventually block
+// and returns the ids found.
+func (e *Env) searchIDs(g Gomega, room, query string) []string {
+	GinkgoHelper()
+	var ms []Message
+	resp := e.call(0, requestList(room, q("q", query, "limit", "10")))
+	g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
+	g.Expect(resp.JSON(&ms)).To(Succeed(), "%s", explain(resp, "body"))
+	return idsOf(ms)
+}
+
+// roomsElsewhere returns the rooms user u's channels list holds and those
+// embedded in the user's organisation and repository entries, by list. The
+// lists are glanced at (see glance): one that cannot be read is left out.
+func (e *Env) roomsElsewhere(u int) map[string][]Room {
+	GinkgoHelper()
+	out := map[string][]Room{}
+	var channels []Room
+	if e.glance(u, "/v1/user/"+e.me(u)+"/channels", nil, &channels) {
+		out["channels list"] = channels
+	}
+	var orgs []Organisation
+	if e.glance(u, "/v1/user/"+e.me(u)+"/orgs", nil, &orgs) {
+		for _, o := range orgs {
+			if o.Room != nil {
+				out["organisations list"] = append(out["organisations list"], *o.Room)
+			}
+		}
+	}
+	var repos []Repository
+	if e.glance(u, "/v1/user/"+e.me(u)+"/repos", nil, &repos) {
+		for _, p := range repos {
+			if p.Room != nil {
+				out["repositories list"] = append(out["repositories list"], *p.Room)
+			}
+		}
+	}
+	return out
+}
+
+// deepMessage returns a message older than the newest 100 of the room with
+// the longest history the description names (the org room, else the
+// write room), found by reading only, and that room; ok is false when the
+// room holds no such message.
+func (e *Env) deepMessage() (m Message, room string, ok bool) {
+	GinkgoHelper()
+	room = e.Target.Rooms.Org
+	if room == "" || room == e.Target.HideRoom {
+		room = e.writeRoom()
+	}
+	newest := e.list(0, room, q("limit", "100"))
+	var deeper []Message
+	if len(newest) == 100 {
+		deeper = e.list(0, room, q("beforeId", oldest(newest).ID, "limit", "1"))
+	}
+	if len(deeper) != 1 {
+		By(fmt.Sprintf("room %s holds no message older than its newest 100: nothing deep to read", room))
+		return Message{}, room, false
+	}
+	return deeper[0], room, true
+}
+
+// listRequirementOf names what a list request exercises: the cursor or
+// query it carries, or plain listing.
+func listRequirementOf(q url.Values) string {
+	for _, p := range []struct{ param, req string }{
+		{"aroundId", "PAGE-AROUNDID"}, {"beforeId", "PAGE-BEFOREID"}, {"afterId", "PAGE-AFTERID"}, {"q", "SEARCH-Q"}, {"skip", "PAGE-SKIP"},
+	} {
+		if q.Has(p.param) {
+			return p.req
+		}
+	}
+	return "MSG-LIST"
+}
+
+// peek reads a message as user u inside an eventually block: a 404 or a
+// stale answer is retried there, since how soon another user sees a write
+// is not stated. Violations of the document still fail at once.
+func (e *Env) peek(g Gomega, u int, room, id string) Message {
+	GinkgoHelper()
+	resp := e.call(u, client.Request{Method: "GET", Path: messagesPath(room) + "/" + id})
+	var m Message
+	g.Expect(resp.Status).To(Equal(200), "user %d reads message %s: %s", u+1, id, explain(resp, "status"))
+	g.Expect(resp.JSON(&m)).To(Succeed(), "%s", explain(resp, "body"))
+	return m
+}
+
+// seen waits until user u can read message id and returns it.
+func (e *Env) seen(u int, room, id string) Message {
+	GinkgoHelper()
+	var m Message
+	e.step("MSG-GET-ONE", func() {
+		e.eventually(func(g Gomega) { m = e.peek(g, u, room, id) })
+	})
+	return m
+}
+
+// listedAs returns message id as user u finds it in a list of room: in
+// the window aroundId gives (other traffic cannot push it out of that), or
+// else among the 100 messages before newer, a message sent after it. Found
+// only in the second, the first is a soft failure of PAGE-AROUNDID (a
+// window that leaves out its anchor), not a message missing from the room.
+func (e *Env) listedAs(u int, room, id, newer string) Message {
+	GinkgoHelper()
+	for _, m := range e.list(u, room, q("aroundId", id, "limit", "10")) {
+		if m.ID == id {
+			return m
+		}
+	}
+	for _, m := range e.list(u, room, q("beforeId", newer, "limit", "100")) {
+		if m.ID == id {
+			e.noteSoft("PAGE-AROUNDID", fmt.Sprintf("GET %s?aroundId=%s&limit=10 as user %d left out its anchor, which the page before a newer message holds", messagesPath(room), id, u+1))
+			return m
+		}
+	}
+	Fail(fmt.Sprintf("message %s is listed neither in the window around it (aroundId) nor among the 100 messages before %s, sent after it", id, newer))
+	return Message{}
+}
