@@ -257,23 +257,53 @@ func stopAdvice(why string) string {
 }
 
 // skipCauses maps what a skipped check says to its cause and the one thing
-// to do about it; the first whose words all appear wins.
+// to do about it; the first whose words all appear (in lower case) wins, so
+// the more specific come first. Every skip reason the checks of
+// suites/conformance give has an entry here (TestEverySkipReasonHasItsCause
+// reads them from the source), and each cause points at the setting the
+// check needs, not at one the reason merely mentions: the ROOM-KINDS check
+// says "other than hide_room", which is no reason to ask for a hide_room a
+// run already names.
 var skipCauses = []struct {
 	words     []string
 	cause, do string
 }{
-	{[]string{"needs", "users"}, "needs a second user",
+	{[]string{"needs 2 users"}, "needs a second user",
 		"name a second user: --token again, CHAT_TOKEN_2, or users[1].token in the description"},
-	{[]string{"hide_room"}, "no hide_room named (hiding a room is destructive)",
+	{[]string{"needs", "users in the target description"}, "needs more users",
+		"name as many users as the reason says: --token once per user, CHAT_TOKEN_2, CHAT_TOKEN_3 ..., or users: in the description"},
+	{[]string{"name hide_room"}, "no hide_room named (hiding a room is destructive)",
 		"name a room user 1 may lose from their list: --hide-room ID, CHAT_HIDE_ROOM or hide_room:"},
+	{[]string{"private_repos_granted: true"}, "no user is described as having granted access to private repositories",
+		"describe a user who granted it and owns a private repository: --private-repos-granted true (once per user, in order), CHAT_PRIVATE_REPOS_GRANTED(_2) or users[i].private_repos_granted: true"},
+	{[]string{"private_repos_granted: false"}, "no user is described as having withheld access to private repositories",
+		"describe a user who did not grant it: --private-repos-granted false (once per user, in order), CHAT_PRIVATE_REPOS_GRANTED(_2) or users[i].private_repos_granted: false"},
 	{[]string{"private_repos_granted"}, "no user says whether they granted access to private repositories",
 		"say it per user: --private-repos-granted true|false (once per user), CHAT_PRIVATE_REPOS_GRANTED(_2) or users[i].private_repos_granted:"},
-	{[]string{"write_room"}, "no room users 1 and 2 share to post in",
+	{[]string{"no write_room"}, "no room users 1 and 2 share to post in",
 		"name one: --write-room ID, CHAT_WRITE_ROOM or write_room:"},
-	{[]string{"rooms:"}, "no room hints named",
-		"name user 1's rooms: --rooms-org, --rooms-repo, --rooms-channel, --rooms-one-to-one (CHAT_ROOMS_ORG ...) or rooms: in the description"},
-	{[]string{"names no rooms"}, "no room hints named",
-		"name user 1's rooms: --rooms-org, --rooms-repo, --rooms-channel, --rooms-one-to-one (CHAT_ROOMS_ORG ...) or rooms: in the description"},
+	{[]string{"write room is in none of user"}, "the write room is missing from a described user's lists",
+		"name as write_room a group room that users 1 and 2 both list: --write-room ID, CHAT_WRITE_ROOM or write_room:"},
+	{[]string{"names no rooms", "one_to_one, org, repo"}, "no one-to-one, organisation or repository room of user 1 named (other than hide_room)",
+		"name one: --rooms-one-to-one, --rooms-org or --rooms-repo ID (CHAT_ROOMS_ONE_TO_ONE, CHAT_ROOMS_ORG, CHAT_ROOMS_REPO) or rooms: one_to_one, org, repo in the description; a room that is also hide_room does not count"},
+	{[]string{"no second room of user 1"}, "no second room of user 1 known (besides write_room and hide_room)",
+		"name another room of user 1: --rooms-org, --rooms-repo, --rooms-channel or --rooms-one-to-one ID (CHAT_ROOMS_ORG ...) or rooms: in the description"},
+	{[]string{"no organisation room"}, "no organisation room of user 1 known",
+		"name user 1's organisation room: --rooms-org ID, CHAT_ROOMS_ORG or rooms.org: (discovery found none in user 1's rooms list)"},
+	{[]string{"fewer than 2,000 messages"}, "no named room short enough to walk to its start",
+		"name a room of user 1 with fewer than 2,000 messages: --rooms-channel, --rooms-repo, --rooms-one-to-one, --rooms-org or --write-room ID (other than hide_room)"},
+	{[]string{"lists a one-to-one room"}, "no described user has a one-to-one room",
+		"give user 1 a one-to-one room (a conversation with another user) other than hide_room, which an earlier run may have hidden"},
+	{[]string{"no message older than an hour"}, "user 1 has no message older than an hour in the organisation room",
+		"have user 1 post in the organisation room (rooms.org) and run again an hour later, or name an organisation room where they have"},
+	{[]string{"has no channel"}, "user 1 has no channel",
+		"make user 1 a member of a channel, or describe as user 1 a user who is one"},
+	{[]string{"belongs to no organisation"}, "user 1 belongs to no organisation",
+		"make user 1 a member of an organisation, or describe as user 1 a user who is one"},
+	{[]string{"has no repository"}, "user 1 has no repository",
+		"give user 1 a repository, or describe as user 1 a user who has one"},
+	{[]string{"neither unreadItems nor mentions"}, "the target's room entries carry neither unreadItems nor mentions",
+		"nothing in the description: the fields are optional; they are judged on a target that carries them"},
 	{[]string{"rate limit"}, "the target has no rate limit configured",
 		"configure one on the target (the reason says at what level)"},
 }
@@ -283,7 +313,7 @@ func skipCause(reason string) (cause, do string) {
 	for _, sc := range skipCauses {
 		all := true
 		for _, w := range sc.words {
-			all = all && strings.Contains(low, w)
+			all = all && strings.Contains(low, strings.ToLower(w))
 		}
 		if all {
 			return sc.cause, sc.do
