@@ -61,7 +61,7 @@ func historyChecks(hist *history.Checker, r types.Report, selected map[string]bo
 			}
 			id, text, _ := strings.Cut(e.StringRepresentation(), "\n")
 			out[id] = append(out[id], CheckResult{Name: sr.FullText() + " (on the way, about " + id + ")", Area: areaOf(sr.ContainerHierarchyTexts),
-				IDs: []string{id}, Outcome: Fail, Message: cutMessage(text), start: sr.StartTime, end: sr.EndTime})
+				IDs: []string{id}, Outcome: Fail, Message: cutMessage(text), of: sr.FullText(), start: sr.StartTime, end: sr.EndTime})
 		}
 	}
 	for _, id := range history.Requirements() {

@@ -305,7 +305,7 @@ func TestPrintEndsWithTheCause(t *testing.T) {
 func TestProgressMarksEachFail(t *testing.T) {
 	var b bytes.Buffer
 	checks := []Check{{Name: "a", Area: "Messages"}, {Name: "b", Area: "Messages"}, {Name: "c", Area: "Rooms"}}
-	p := newProgress(&b, checks, false)
+	p := newProgress(&b, checks, 0, false)
 	p.done([]string{"", "Messages"}, "a", Fail)
 	if !strings.Contains(b.String(), "[1/3] FAIL: a") {
 		t.Errorf("no line for the failing check: %q", b.String())

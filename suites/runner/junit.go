@@ -36,15 +36,10 @@ func (r *Result) writeJUnit(w io.Writer) error {
 			{Name: "CoverageShort", Value: strings.Join(r.CoverageShort, "; ")}, {Name: "Version", Value: r.Version},
 		}},
 	}
-	seen := map[string]bool{}
-	for _, q := range r.Requirements {
-		for _, c := range q.Checks {
-			if seen[c.Name] || strings.HasPrefix(c.Message, "not selected") {
-				continue
-			}
-			seen[c.Name] = true
-			suite.TestCases = append(suite.TestCases, r.junitCase(c))
-		}
+	// The checks every output counts: each selected check once, with its
+	// own outcome, and the run-wide judges.
+	for _, c := range r.checkList(r.selectedNames()) {
+		suite.TestCases = append(suite.TestCases, r.junitCase(c))
 	}
 	if len(suite.TestCases) == 0 && r.Halted != "" {
 		tc := reporters.JUnitTestCase{Name: "chatconform preflight", Classname: "chatconform", Status: "error"}

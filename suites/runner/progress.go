@@ -26,8 +26,10 @@ type progress struct {
 // slowLine is how long a run may go without a progress line.
 const slowLine = 10 * time.Second
 
-func newProgress(w io.Writer, checks []Check, live bool) *progress {
-	p := &progress{w: w, live: live, total: len(checks), left: map[string]int{}, counts: map[string]map[Outcome]int{}, last: time.Now()}
+// newProgress counts checks and then judges (the run-wide judges, which
+// run after them: see judged) in its total, as the summary does.
+func newProgress(w io.Writer, checks []Check, judges int, live bool) *progress {
+	p := &progress{w: w, live: live, total: len(checks) + judges, left: map[string]int{}, counts: map[string]map[Outcome]int{}, last: time.Now()}
 	for _, c := range checks {
 		p.left[c.Area]++
 	}
@@ -61,6 +63,17 @@ func (p *progress) done(containers []string, name string, o Outcome) {
 		fmt.Fprintf(p.w, "\r\033[K[%*d/%d] %s", width(p.total), p.doneN, p.total, shorten(name, 70))
 		p.liveText = true
 	}
+}
+
+// judged reports a run-wide judge once the checks are done: one line each,
+// so the count ends where the summary's does.
+func (p *progress) judged(name string, o Outcome) {
+	if p == nil {
+		return
+	}
+	p.doneN++
+	short, _, _ := strings.Cut(name, ":")
+	p.line(fmt.Sprintf("[%*d/%d] %s: %s", width(p.total), p.doneN, p.total, short, o))
 }
 
 func (p *progress) line(s string) {

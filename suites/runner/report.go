@@ -57,6 +57,12 @@ type Result struct {
 	// CoverageShort says how the coverage falls short of --min-judged and
 	// --require (the run then exits 1).
 	CoverageShort []string `json:"coverageShort,omitempty"`
+	// Judges are the run-wide judges (the history checker, the document
+	// checker), each once with its overall outcome: they are checks of the
+	// run like the declared ones, counted in Checks and announced in the
+	// run's first line, though their verdicts sit under the requirements
+	// they judge (a document checker that found nothing sits under none).
+	Judges []CheckResult `json:"judges,omitempty"`
 	// Exchanges are the recorded exchanges that broke the document or
 	// answered 5xx, at most MaxReportExchanges; ExchangesOmitted says how
 	// many more there were.
@@ -98,6 +104,10 @@ type CheckResult struct {
 	// judged are the check's requirements whose assertions all ran and
 	// held (conformance.EntryJudged), even if it then stopped on another.
 	judged []string
+	// of names the check this result is part of, when it is not the
+	// check's own row: a failure a check recorded on the way about another
+	// requirement (conformance.EntrySoftFail) counts as that check's.
+	of string
 	// start and end bound the check in time: checks run one at a time, so
 	// an exchange recorded in between is the check's (a 429 answer, or the
 	// moment a stopped run cut the check short).
@@ -203,19 +213,96 @@ func (res *Result) tally(selected map[string]bool) {
 	if res.orphanBlocked() {
 		res.verdicts()
 	}
-	seen := map[string]bool{}
 	for i := range res.Requirements {
-		q := &res.Requirements[i]
-		res.Counts[q.Verdict.String()]++
+		res.Counts[res.Requirements[i].Verdict.String()]++
+	}
+	for _, c := range res.checkList(selected) {
+		res.Checks[c.Outcome.String()]++
+		res.outcomes[c.Outcome]++
+	}
+}
+
+// checkList is every check of the run once, as every output counts them:
+// each selected declared check with its own outcome (the worst of it and of
+// the failures it recorded on the way about other requirements), then the
+// run-wide judges (Judges). selected nil takes every check.
+func (res *Result) checkList(selected map[string]bool) []CheckResult {
+	judge := map[string]bool{}
+	for _, j := range res.Judges {
+		judge[j.Name] = true
+	}
+	var out []CheckResult
+	at := map[string]int{}
+	for _, q := range res.Requirements {
 		for _, c := range q.Checks {
-			if seen[c.Name] || (selected != nil && !selected[c.Name]) {
+			name := c.Name
+			if c.of != "" {
+				name = c.of
+			}
+			if judge[name] || (selected != nil && !selected[name]) {
 				continue
 			}
-			seen[c.Name] = true
-			res.Checks[c.checkOutcome().String()]++
-			res.outcomes[c.checkOutcome()]++
+			o := c.checkOutcome()
+			i, ok := at[name]
+			if !ok {
+				at[name] = len(out)
+				c.Name, c.Outcome, c.of = name, o, ""
+				c.IDs = append([]string(nil), c.IDs...)
+				out = append(out, c)
+				continue
+			}
+			prev := &out[i]
+			for _, id := range c.IDs {
+				if !slices.Contains(prev.IDs, id) {
+					prev.IDs = append(prev.IDs, id)
+				}
+			}
+			if severity[o] > severity[prev.Outcome] {
+				prev.Outcome, prev.Message, prev.BlockedBy = o, c.Message, c.BlockedBy
+			}
 		}
 	}
+	return append(out, res.Judges...)
+}
+
+// JudgeCount is how many run-wide judges every run has besides its
+// declared checks: the history checker and the document checker.
+const JudgeCount = 2
+
+// judges sums up the run-wide judges from what they said per requirement
+// (extra, by requirement): each is one check, FAIL when it found a
+// contradiction (or violation) anywhere, PASS when it judged something and
+// found nothing, NOT RUN when it judged nothing. The document checker
+// reports failures only, so finding none is its PASS.
+func judges(extra map[string][]CheckResult) []CheckResult {
+	hist := CheckResult{Name: HistoryCheck, Area: "History", Outcome: NotRun}
+	doc := CheckResult{Name: DocumentCheck, Area: "History", Outcome: Pass}
+	var histFailed, docFailed []string
+	for _, id := range sortedKeys(extra) {
+		for _, c := range extra[id] {
+			switch c.Name {
+			case HistoryCheck:
+				hist.IDs = append(hist.IDs, id)
+				hist.Outcome = worst([]Outcome{hist.Outcome, c.Outcome})
+				if c.Outcome == Fail {
+					histFailed = append(histFailed, id)
+				}
+			case DocumentCheck:
+				doc.IDs = append(doc.IDs, id)
+				doc.Outcome = Fail
+				docFailed = append(docFailed, id)
+			}
+		}
+	}
+	if len(histFailed) > 0 {
+		hist.Message = "contradictions in the run's answers break " + strings.Join(histFailed, ", ") + " (each requirement's row says which)"
+	} else if hist.Outcome == NotRun {
+		hist.Message = "not run: no answer to read"
+	}
+	if len(docFailed) > 0 {
+		doc.Message = "answers of the run break the document at " + strings.Join(docFailed, ", ") + " (each requirement's row says which)"
+	}
+	return []CheckResult{hist, doc}
 }
 
 // verdicts gives each checkable requirement the worst outcome of its checks.

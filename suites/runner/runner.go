@@ -77,12 +77,33 @@ func Prepare(specTimeout time.Duration) *Suite {
 		ginkgo.BeforeEach(func() { s.gate() })
 		ginkgo.ReportAfterEach(func(r types.SpecReport) {
 			if s.run != nil && s.run.progress != nil && r.LeafNodeType == types.NodeTypeIt && s.run.selected[r.FullText()] {
-				s.run.progress.done(r.ContainerHierarchyTexts, r.FullText(), checkResult(r).Outcome)
+				o := checkResult(r).Outcome
+				if o == Pass && softFailed(r) {
+					o = Fail // as the summary counts it: a failure on the way is the check's
+				}
+				s.run.progress.done(r.ContainerHierarchyTexts, r.FullText(), o)
 			}
 		})
 		conformance.Declare(func() *conformance.Env { return s.env }, specTimeout)
 	})
 	return s
+}
+
+// checksLine announces the checks of a run the way its summary counts
+// them: the selected declared checks and the run-wide judges.
+func checksLine(declared int) string {
+	return fmt.Sprintf("%d checks (%d declared, the history checker and the document checker)", declared+JudgeCount, declared)
+}
+
+// softFailed reports whether a check recorded a failure on the way
+// (conformance.EntrySoftFail).
+func softFailed(r types.SpecReport) bool {
+	for _, e := range r.ReportEntries {
+		if e.Name == conformance.EntrySoftFail {
+			return true
+		}
+	}
+	return false
 }
 
 // entryNotRun marks a check the runner skipped because the run had stopped.
@@ -315,9 +336,9 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	out := scrubbing(red.Writer(cfg.Out))
 	defer out.Flush()
 	if isBundled {
-		fmt.Fprintf(out, "chatconform: %s, %s; profile %s, seed %d; %d checks", BundledNote, red.String(d.BaseURL), cfg.Profile, cfg.Seed, len(checks))
+		fmt.Fprintf(out, "chatconform: %s, %s; profile %s, seed %d; %s", BundledNote, red.String(d.BaseURL), cfg.Profile, cfg.Seed, checksLine(len(checks)))
 	} else {
-		fmt.Fprintf(out, "chatconform: profile %s, seed %d, target %s; %d checks", cfg.Profile, cfg.Seed, red.String(d.BaseURL), len(checks))
+		fmt.Fprintf(out, "chatconform: profile %s, seed %d, target %s; %s", cfg.Profile, cfg.Seed, red.String(d.BaseURL), checksLine(len(checks)))
 	}
 	if cfg.MaxTime > 0 {
 		fmt.Fprintf(out, ", at most %s", cfg.MaxTime)
@@ -371,7 +392,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		selected[c.Name] = true
 	}
 	s.run = &runState{ctl: ctl, client: c, token: d.Users[0].Token, timeout: cfg.Timeout, selected: selected,
-		progress: newProgress(out, checks, cfg.Live)}
+		progress: newProgress(out, checks, JudgeCount, cfg.Live)}
 	defer func() { s.run = nil }()
 
 	var report types.Report
@@ -407,6 +428,11 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	}
 	selected[HistoryCheck], selected[DocumentCheck] = true, true // counted among the run's checks
 	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec, extra)
+	res.Judges = judges(extra)
+	res.tally(selected)
+	for _, j := range res.Judges {
+		s.run.progress.judged(j.Name, j.Outcome)
+	}
 	res.Started = start
 	res.ChecksDuration = time.Since(specsStart)
 	if reason, at := ctl.stopped(); reason != "" {
