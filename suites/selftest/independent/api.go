@@ -29,6 +29,7 @@ type outcome struct {
 	body   any
 	good   bool // success responses carry the charset-qualified JSON type
 	allow  string
+	ctype  string // set only by planted defects: overrides the success label
 }
 
 func ok(status int, body any) outcome { return outcome{status: status, body: body, good: true} }
@@ -108,8 +109,15 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		out = complain(http.StatusInternalServerError, "could not encode response")
 		payload, _ = json.Marshal(out.body)
 	}
+	if g.w.is("json-cut-16k") && len(payload) > 16<<10 {
+		payload = payload[:16<<10] // a fixed-size write buffer
+	}
 	h := rw.Header()
-	if out.good {
+	if out.good && out.ctype != "" {
+		h.Set("Content-Type", out.ctype)
+	} else if out.good && g.w.is("ctype-no-charset-writes") && (req.Method == http.MethodPost || req.Method == http.MethodPut) {
+		h.Set("Content-Type", "application/json")
+	} else if out.good {
 		h.Set("Content-Type", "application/json; charset=utf-8")
 	} else {
 		h.Set("Content-Type", "application/json")
@@ -163,7 +171,7 @@ func (g *gateway) handle(req *http.Request) outcome {
 			o.allow = strings.Join(verbs, ", ")
 			return o
 		}
-		return h(&call{
+		out := h(&call{
 			w:     w,
 			me:    me,
 			args:  args,
@@ -172,6 +180,10 @@ func (g *gateway) handle(req *http.Request) outcome {
 			ctype: req.Header.Get("Content-Type"),
 			now:   time.Now().UTC().Truncate(time.Millisecond),
 		})
+		if out.good && w.every("ctype-flaky", 9) {
+			out.ctype = "text/plain; charset=utf-8"
+		}
+		return out
 	}
 	return nothing()
 }
@@ -179,18 +191,65 @@ func (g *gateway) handle(req *http.Request) outcome {
 // identify resolves the caller: the Authorization header wins when present,
 // otherwise the access_token query parameter is consulted.
 func (w *world) identify(req *http.Request) *member {
+	me, presented := w.credentials(req)
+	switch {
+	case me != nil:
+		if w.is("auth-session-by-addr") {
+			if first, seen := w.sessions[req.RemoteAddr]; seen {
+				me = first
+			} else {
+				w.sessions[req.RemoteAddr] = me
+			}
+		}
+		w.lastUser = me
+	case presented:
+		if w.every("auth-unknown-fallback-flaky", 10) {
+			me = w.lastUser
+		}
+	default:
+		if w.is("auth-anonymous-first-user") {
+			me = w.people[0]
+		}
+	}
+	return me
+}
+
+// credentials resolves the token of req; presented tells whether one was sent.
+func (w *world) credentials(req *http.Request) (*member, bool) {
+	q := req.URL.Query()
+	if w.is("auth-bearer-with-query") && req.URL.RawQuery != "" {
+		tok := q.Get("access_token")
+		return w.tokenOwner(tok), tok != ""
+	}
 	if h := req.Header.Get("Authorization"); h != "" {
 		scheme, tok, found := strings.Cut(strings.TrimSpace(h), " ")
 		if !found || !strings.EqualFold(scheme, "Bearer") {
-			return nil
+			return nil, true
 		}
-		return w.byToken[strings.TrimSpace(tok)]
+		return w.tokenOwner(strings.TrimSpace(tok)), true
 	}
 	if w.is("query-token-refused") {
-		return nil
+		return nil, false
 	}
-	if tok := req.URL.Query().Get("access_token"); tok != "" {
-		return w.byToken[tok]
+	if w.is("auth-query-get-only") && req.Method != http.MethodGet {
+		return nil, false
+	}
+	if tok := q.Get("access_token"); tok != "" {
+		return w.tokenOwner(tok), true
+	}
+	return nil, false
+}
+
+func (w *world) tokenOwner(tok string) *member {
+	if p := w.byToken[tok]; p != nil {
+		return p
+	}
+	if w.is("auth-token-prefix") && len(tok) >= 20 {
+		for _, p := range w.people {
+			if strings.HasPrefix(p.token, tok[:20]) {
+				return p
+			}
+		}
 	}
 	return nil
 }
@@ -247,6 +306,15 @@ func textField(obj map[string]json.RawMessage) (string, outcome, bool) {
 
 // ---- read-state helpers ----
 
+// touch records that u accessed r now.
+func (c *call) touch(r *room) {
+	if c.w.is("room-lastaccess-offset") {
+		r.lastAccess[c.me] = c.now.In(time.FixedZone("CEST", 2*3600))
+		return
+	}
+	r.lastAccess[c.me] = c.now
+}
+
 func (w *world) unreadFor(m *msg, u *member) bool {
 	return m.room.has(u) && m.from != u && !m.readers[u]
 }
@@ -262,6 +330,10 @@ func mentionsOf(m *msg, u *member) bool {
 
 func (w *world) markOne(m *msg, u *member) {
 	if m.from == u {
+		return
+	}
+	if w.is("readby-recount") && m.readers[u] {
+		m.rereads++
 		return
 	}
 	if w.is("unread-shared") {
@@ -334,13 +406,29 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 		out.Name = peer.display
 		out.URL = "/" + peer.username
 		out.User = userView(peer, false)
+		if w.is("room-dm-user-second-member") {
+			out.User = userView(r.members[1], false)
+		}
+		if w.is("room-dm-uri") {
+			out.URI = peer.username
+		}
 	} else {
 		out.Name = r.uri
 		out.URI = r.uri
 		out.URL = "/" + r.uri
+		if w.is("room-two-member-user") && len(r.members) == 2 {
+			out.User = userView(r.peer(u), false)
+		}
+	}
+	if r.kind == kindOrg && w.every("room-kind-flaky", 9) {
+		out.PlatformType = kindRepo
 	}
 	if r.kind == kindChannel {
 		out.Security = "PUBLIC"
+		if w.is("channel-usercount-multi") && len(r.members) > 1 {
+			n := len(r.members)
+			out.UserCount = &n
+		}
 	} else {
 		n := len(r.members)
 		out.UserCount = &n
@@ -357,11 +445,24 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 			}
 		}
 	}
+	if w.is("room-counts-cached") {
+		if w.countCache[r] == nil {
+			w.countCache[r] = map[*member][2]int{}
+		}
+		if got, hit := w.countCache[r][u]; hit {
+			out.UnreadItems, out.Mentions = got[0], got[1]
+		} else {
+			w.countCache[r][u] = [2]int{out.UnreadItems, out.Mentions}
+		}
+	}
 	seen, found := r.lastAccess[u]
 	if !found {
 		seen = time.Unix(0, 0)
 	}
 	out.LastAccessTime = stamp(seen)
+	if w.is("room-lastaccess-offset") {
+		out.LastAccessTime = seen.Format("2006-01-02T15:04:05.000Z07:00")
+	}
 	return out
 }
 
@@ -373,7 +474,7 @@ type mentionJSON struct {
 	UserID     string `json:"userId"`
 }
 type issueJSON struct {
-	Number string `json:"number"`
+	Number any `json:"number"` // a string, but for defect meta-issues-int
 }
 
 type messageJSON struct {
@@ -391,6 +492,7 @@ type messageJSON struct {
 	Meta     map[string]any `json:"meta"`
 	V        int            `json:"v"`
 	Status   bool           `json:"status"`
+	GV       string         `json:"gv,omitempty"`
 }
 
 func (w *world) messageView(m *msg, u *member) messageJSON {
@@ -409,20 +511,45 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 		V:        m.v,
 		Status:   m.status,
 	}
+	out.ReadBy += m.rereads
 	if w.is("readby-stuck") {
 		out.ReadBy = 0
 	}
-	if !m.edited.IsZero() {
+	if w.is("unread-flag-first-member") {
+		out.Unread = w.unreadFor(m, m.room.members[0])
+	}
+	if w.every("gv-flaky", 10) {
+		out.GV = strconv.Itoa(m.from.v)
+	}
+	if w.every("meta-flaky", 12) {
+		out.Meta["source"] = "cache"
+	}
+	if w.every("sent-flaky", 15) {
+		out.Sent = m.sent.In(time.FixedZone("CET", 3600)).Format("2006-01-02T15:04:05.000-07:00")
+	}
+	if !m.edited.IsZero() && !w.every("editedat-flaky", 11) {
 		e := stamp(m.edited)
 		out.EditedAt = &e
 	}
 	for _, s := range m.r.urls {
 		out.URLs = append(out.URLs, urlJSON{s})
 	}
-	for _, p := range m.r.mentions {
-		out.Mentions = append(out.Mentions, mentionJSON{ScreenName: p.username, UserID: p.id})
+	for i, p := range m.r.mentions {
+		e := mentionJSON{ScreenName: p.username, UserID: p.id}
+		if w.is("meta-mention-userid-username") {
+			e.UserID = p.username
+		}
+		if w.is("mention-screenname-as-typed") {
+			e.ScreenName = m.r.typed[i]
+		}
+		out.Mentions = append(out.Mentions, e)
 	}
 	for _, n := range m.r.issues {
+		if w.is("meta-issues-int") {
+			k, _ := strconv.Atoi(n)
+			out.Issues = append(out.Issues, issueJSON{k})
+			continue
+		}
 		out.Issues = append(out.Issues, issueJSON{n})
 	}
 	return out
@@ -431,7 +558,20 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 // ---- handlers: the user and what belongs to it ----
 
 func showMe(c *call) outcome {
-	return ok(http.StatusOK, []*userJSON{userView(c.me, false)})
+	if c.w.is("me-cached-first") {
+		if c.w.meCache == nil {
+			c.w.meCache = userView(c.me, false)
+		}
+		return ok(http.StatusOK, []*userJSON{c.w.meCache})
+	}
+	u := userView(c.me, false)
+	if c.w.is("me-url-no-slash") {
+		u.URL = c.me.username
+	}
+	if c.w.every("me-avatar-flaky", 7) {
+		u.AvatarURLMedium = "/u/" + url.PathEscape(c.me.username) + "?s=128"
+	}
+	return ok(http.StatusOK, []*userJSON{u})
 }
 
 func listRooms(c *call) outcome {
@@ -439,7 +579,14 @@ func listRooms(c *call) outcome {
 		return o
 	}
 	var mine []*room
+	noDM := c.w.every("rooms-dm-missing-flaky", 13)
 	for _, r := range c.w.rooms {
+		if noDM && r.kind == kindOneToOne {
+			continue
+		}
+		if c.w.is("rooms-drop-slashed") && strings.Contains(r.uri, "/") {
+			continue // meant to leave channels out
+		}
 		if r.has(c.me) && !r.hidden[c.me] {
 			mine = append(mine, r)
 		}
@@ -463,8 +610,18 @@ func hideRoom(c *call) outcome {
 	if !found {
 		return nothing()
 	}
-	if !c.w.is("hide-ignored") {
+	switch {
+	case c.w.is("hide-ignored"):
+	case c.w.is("hide-for-everyone"):
+		for _, p := range r.members {
+			r.hidden[p] = true
+		}
+	case c.w.is("hide-dm-peer") && r.kind == kindOneToOne:
+		r.hidden[r.peer(c.me)] = true
+	case c.w.is("hide-second-ignored") && c.w.hidAny[c.me] && !r.hidden[c.me]:
+	default:
 		r.hidden[c.me] = true
+		c.w.hidAny[c.me] = true
 	}
 	return ok(http.StatusAccepted, map[string]any{"roomId": r.id, "hidden": true})
 }
@@ -476,10 +633,25 @@ type unreadJSON struct {
 
 func (w *world) unreadView(r *room, u *member) unreadJSON {
 	out := unreadJSON{Chat: []string{}, Mention: []string{}}
-	for _, m := range r.msgs {
+	if w.is("unread-null-arrays") {
+		out = unreadJSON{}
+	}
+	msgs := r.msgs
+	if w.is("unread-newest-dropped") && len(msgs) > 0 {
+		msgs = msgs[:len(msgs)-1]
+	}
+	for _, m := range msgs {
+		mentioned := mentionsOf(m, u)
+		if w.is("unread-mention-first-only") {
+			mentioned = len(m.r.mentions) > 0 && m.r.mentions[0] == u
+		}
+		if w.is("mark-read-mention-sticky") && mentioned && m.from != u && m.room.has(u) {
+			out.Mention = append(out.Mention, m.id)
+			mentioned = false
+		}
 		if w.unreadFor(m, u) {
 			out.Chat = append(out.Chat, m.id)
-			if mentionsOf(m, u) {
+			if mentioned {
 				out.Mention = append(out.Mention, m.id)
 			}
 		}
@@ -497,7 +669,16 @@ func showUnread(c *call) outcome {
 	if !found {
 		return nothing()
 	}
-	return ok(http.StatusOK, c.w.unreadView(r, c.me))
+	out := c.w.unreadView(r, c.me)
+	if c.w.is("unread-get-clears") {
+		for _, id := range out.Chat {
+			c.w.markOne(c.w.msgByID[id], c.me)
+		}
+	}
+	if c.w.every("unread-chat-flaky", 7) {
+		out.Chat = []string{}
+	}
+	return ok(http.StatusOK, out)
 }
 
 // markRead answers with what is still unread afterwards.
@@ -518,6 +699,12 @@ func markRead(c *call) outcome {
 	if !present || json.Unmarshal(raw, &ids) != nil {
 		return complain(http.StatusUnprocessableEntity, "chat must be an array of message ids")
 	}
+	if c.w.is("mark-read-first-only") && len(ids) > 1 {
+		ids = ids[:1]
+	}
+	if c.w.every("mark-read-flaky", 8) {
+		ids = nil
+	}
 	touched := false
 	for _, id := range ids {
 		m := c.w.msgByID[id]
@@ -532,7 +719,7 @@ func markRead(c *call) outcome {
 			c.w.markOne(m, c.me)
 		}
 	}
-	r.lastAccess[c.me] = c.now
+	c.touch(r)
 	return ok(http.StatusOK, c.w.unreadView(r, c.me))
 }
 
@@ -548,14 +735,26 @@ func listOrgs(c *call) outcome {
 		return o
 	}
 	out := []orgJSON{}
+	relative := c.w.every("org-avatar-flaky", 6)
+	var last *roomJSON
 	for _, g := range c.w.orgs {
 		if !contains(g.people, c.me) {
 			continue
 		}
 		e := orgJSON{ID: g.id, Name: g.name, AvatarURL: "https://avatars.chat.test/o/" + url.PathEscape(g.name) + ".png"}
+		if relative {
+			e.AvatarURL = "/o/" + url.PathEscape(g.name) + ".png"
+		}
 		if g.room != nil {
-			v := c.w.roomView(g.room, c.me)
+			who := c.me
+			if c.w.is("org-room-counts-first-member") {
+				who = g.people[0]
+			}
+			v := c.w.roomView(g.room, who)
 			e.Room = &v
+			last = &v
+		} else if c.w.is("org-room-stale-var") {
+			e.Room = last
 		}
 		out = append(out, e)
 	}
@@ -574,7 +773,11 @@ func listRepos(c *call) outcome {
 	if o, fine := c.self(c.args[0]); !fine {
 		return o
 	}
+	if c.w.is("repo-cache-global") && c.w.repoCache != nil {
+		return ok(http.StatusOK, c.w.repoCache)
+	}
 	out := []repoJSON{}
+	borrow := c.w.every("repo-room-flaky", 7)
 	for _, p := range c.w.repos {
 		if !contains(p.people, c.me) {
 			continue
@@ -582,12 +785,20 @@ func listRepos(c *call) outcome {
 		if p.private && c.me.grantState != grantYes && !c.w.is("private-leak") {
 			continue
 		}
+		if p.private && p.room == nil && c.w.is("repo-private-roomless-hidden") {
+			continue
+		}
 		e := repoJSON{ID: p.id, Name: p.name, URI: p.uri, Private: p.private}
 		if p.room != nil {
 			v := c.w.roomView(p.room, c.me)
 			e.Room = &v
+		} else if borrow && len(out) > 0 {
+			e.Room = out[len(out)-1].Room
 		}
 		out = append(out, e)
+	}
+	if c.w.is("repo-cache-global") {
+		c.w.repoCache = out
 	}
 	return ok(http.StatusOK, out)
 }
@@ -604,7 +815,16 @@ func listChannels(c *call) outcome {
 		if r.kind != kindChannel && !c.w.is("channels-unfiltered") {
 			continue
 		}
-		out = append(out, c.w.roomView(r, c.me))
+		v := c.w.roomView(r, c.me)
+		if c.w.is("channel-security-missing") {
+			v.Security = ""
+		}
+		out = append(out, v)
+	}
+	if c.w.every("channel-kind-flaky", 8) {
+		for i := range out {
+			out[i].PlatformType = "CHANNEL"
+		}
 	}
 	return ok(http.StatusOK, out)
 }
@@ -640,12 +860,19 @@ func listMessages(c *call) outcome {
 	if !fine || limit < 1 {
 		return complain(http.StatusUnprocessableEntity, "limit must be a positive integer")
 	}
-	if limit > maxLimit && !c.w.is("limit-unbounded") {
+	capped := !c.w.is("limit-unbounded") && !(c.w.is("limit-cap-skip") && c.query.Has("skip"))
+	if limit > maxLimit && capped {
 		limit = maxLimit
+	}
+	if limit >= maxLimit && c.w.is("limit-99") {
+		limit = maxLimit - 1
 	}
 	skip, fine := intParam(c.query, "skip", 0)
 	if !fine || skip < 0 || skip > maxSkip {
 		return complain(http.StatusUnprocessableEntity, "skip must be an integer from 0 to 5000")
+	}
+	if skip > 0 && c.w.is("skip-off-by-one") {
+		skip--
 	}
 	anchor := func(name string) (*msg, bool) {
 		id := c.query.Get(name)
@@ -667,9 +894,23 @@ func listMessages(c *call) outcome {
 
 	// Search: every whitespace-separated term must occur in the text, ignoring case.
 	terms := strings.Fields(strings.ToLower(c.query.Get("q")))
-	pool := make([]*msg, 0, len(r.msgs))
-	for _, m := range r.msgs {
-		low := strings.ToLower(m.text)
+	if len(terms) > 0 && c.w.every("search-flaky", 8) {
+		terms = nil
+	}
+	source := r.msgs
+	if len(terms) > 0 && c.w.is("search-global") {
+		source = nil
+		for _, other := range c.w.rooms {
+			source = append(source, other.msgs...)
+		}
+		sort.Slice(source, func(i, j int) bool { return source[i].seq < source[j].seq })
+	}
+	pool := make([]*msg, 0, len(source))
+	for _, m := range source {
+		low := strings.ToLower(m.indexed)
+		if c.w.is("search-lowercase-query-only") {
+			low = m.indexed
+		}
 		hit := true
 		for _, t := range terms {
 			if !strings.Contains(low, t) {
@@ -686,6 +927,9 @@ func listMessages(c *call) outcome {
 	if around != nil {
 		// Window of up to limit lines placed around the anchor's position.
 		pos := sort.Search(len(pool), func(i int) bool { return pool[i].seq >= around.seq })
+		if c.w.is("around-mirrored") && len(pool) > 0 {
+			pos = len(pool) - 1 - pos // counted from the newest end
+		}
 		start := pos - limit/2
 		if start < 0 {
 			start = 0
@@ -696,6 +940,9 @@ func listMessages(c *call) outcome {
 			start = max(0, end-limit)
 		}
 		page = append(page, pool[start:end]...)
+		if c.w.is("around-mirrored") && len(page) > 0 && !containsMsg(page, around) {
+			page[len(page)/2] = around
+		}
 		if c.w.is("around-drops-anchor") {
 			kept := page[:0]
 			for _, m := range page {
@@ -709,6 +956,9 @@ func listMessages(c *call) outcome {
 		lo, hi := 0, len(pool)
 		if after != nil {
 			lo = sort.Search(len(pool), func(i int) bool { return pool[i].seq > after.seq })
+			if c.w.is("after-inclusive") {
+				lo = sort.Search(len(pool), func(i int) bool { return pool[i].seq >= after.seq })
+			}
 		}
 		if before != nil {
 			bound := before.seq
@@ -716,11 +966,20 @@ func listMessages(c *call) outcome {
 				bound++
 			}
 			hi = sort.Search(len(pool), func(i int) bool { return pool[i].seq >= bound })
+			if c.w.is("before-skips-neighbour") && hi > 0 {
+				hi--
+			}
+			if c.w.is("skip-ignored-with-before") {
+				skip = 0
+			}
 		}
 		if hi < lo {
 			hi = lo
 		}
 		window := pool[lo:hi]
+		if c.w.every("limit-flaky", 12) {
+			limit++
+		}
 		if after != nil && before == nil {
 			// Walking forward: skip and take from the oldest end.
 			window = window[min(skip, len(window)):]
@@ -730,6 +989,9 @@ func listMessages(c *call) outcome {
 			window = window[:len(window)-min(skip, len(window))]
 			page = append(page, window[len(window)-min(limit, len(window)):]...)
 		}
+	}
+	if len(page) > 1 && c.w.every("page-dup-flaky", 10) {
+		page[len(page)-1] = page[0]
 	}
 	// Newest first, then shuffled; the shuffle is the visible part.
 	for i, j := 0, len(page)-1; i < j; i, j = i+1, j-1 {
@@ -752,7 +1014,26 @@ func showMessage(c *call) outcome {
 	if m == nil || m.room != r {
 		return nothing()
 	}
-	return ok(http.StatusOK, c.w.messageView(m, c.me))
+	if c.w.is("get-one-oldest-missing") && r.msgs[0] == m {
+		return nothing()
+	}
+	out := c.w.messageView(m, c.me)
+	if c.w.is("get-one-fromuser-caller") {
+		out.FromUser = userView(c.me, true)
+	}
+	if c.w.is("get-one-wrapped") {
+		return ok(http.StatusOK, []messageJSON{out})
+	}
+	return ok(http.StatusOK, out)
+}
+
+func containsMsg(ms []*msg, m *msg) bool {
+	for _, x := range ms {
+		if x == m {
+			return true
+		}
+	}
+	return false
 }
 
 func sendMessage(c *call) outcome {
@@ -774,14 +1055,32 @@ func sendMessage(c *call) outcome {
 			return complain(http.StatusUnprocessableEntity, "status must be a boolean")
 		}
 	}
+	if c.w.is("send-text-trimmed") {
+		text = strings.TrimSpace(text)
+	}
 	at := c.now
 	if n := len(r.msgs); n > 0 && r.msgs[n-1].sent.After(at) {
 		at = r.msgs[n-1].sent // never let sending order and time disagree
 	}
 	m := c.w.seedMessage(r, c.me, text, at)
 	m.status = status
-	r.lastAccess[c.me] = c.now
-	return ok(http.StatusOK, c.w.messageView(m, c.me))
+	if c.w.is("send-status-sticky") {
+		r.statusMode = r.statusMode || status
+		m.status = r.statusMode
+	}
+	if c.w.is("send-readby-one") {
+		m.readers[c.me] = true
+	}
+	if c.w.every("send-lost-flaky", 8) {
+		r.msgs = r.msgs[:len(r.msgs)-1]
+		delete(c.w.msgByID, m.id)
+	}
+	c.touch(r)
+	code := http.StatusOK
+	if c.w.is("send-201") {
+		code = http.StatusCreated
+	}
+	return ok(code, c.w.messageView(m, c.me))
 }
 
 func editMessage(c *call) outcome {
@@ -804,14 +1103,33 @@ func editMessage(c *call) outcome {
 	if !fine {
 		return o
 	}
+	old := m.text
+	if m.edits > 0 && c.w.is("edit-second-lost") {
+		cp := *m
+		m = &cp // the change only reaches the answer
+	}
+	m.edits++
 	m.text = text
-	m.r = render(text, c.w.lookupName, !c.w.is("html-unescaped"))
+	if !c.w.is("search-stale-after-edit") {
+		m.indexed = text
+	}
+	m.r = c.w.render(text, true)
 	m.edited = c.now
 	if m.edited.Before(m.sent) {
 		m.edited = m.sent
 	}
 	if !c.w.is("edit-no-bump") {
 		m.v++
+		if m.v > 2 && c.w.is("edit-v-double-second") {
+			m.v++
+		}
 	}
-	return ok(http.StatusOK, c.w.messageView(m, c.me))
+	out := c.w.messageView(m, c.me)
+	if c.w.is("edit-editedat-null-response") {
+		out.EditedAt = nil
+	}
+	if c.w.every("edit-old-text-flaky", 6) {
+		out.Text = old
+	}
+	return ok(http.StatusOK, out)
 }

@@ -1,6 +1,7 @@
 package independent
 
 import (
+	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -12,6 +13,7 @@ import (
 	"log"
 	"math/big"
 	"net"
+	"sync"
 	"time"
 )
 
@@ -56,3 +58,80 @@ func selfSigned() ([]byte, tls.Certificate, error) {
 // quietLogger swallows the http server's own log lines (TLS handshake noise
 // from plain-HTTP probes, for instance).
 func quietLogger() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// sniffListener (defect tls-plain-also) hands out connections that decide on
+// their first read whether the peer speaks TLS; anything else is served as
+// plain HTTP.
+type sniffListener struct {
+	net.Listener
+	cfg *tls.Config
+}
+
+func (l *sniffListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &sniffConn{Conn: c, cfg: l.cfg}, nil
+}
+
+type sniffConn struct {
+	net.Conn
+	cfg  *tls.Config
+	once sync.Once
+	mu   sync.Mutex // guards rw for Close, which may run beside a Read
+	rw   net.Conn
+	err  error
+}
+
+type peekedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (p *peekedConn) Read(b []byte) (int, error) { return p.r.Read(b) }
+
+func (s *sniffConn) pick() {
+	s.once.Do(func() {
+		br := bufio.NewReader(s.Conn)
+		first, err := br.Peek(1)
+		if err != nil {
+			s.err = err
+			return
+		}
+		pc := &peekedConn{Conn: s.Conn, r: br}
+		var rw net.Conn = pc
+		if first[0] == 0x16 { // TLS handshake record
+			rw = tls.Server(pc, s.cfg)
+		}
+		s.mu.Lock()
+		s.rw = rw
+		s.mu.Unlock()
+	})
+}
+
+func (s *sniffConn) Read(b []byte) (int, error) {
+	s.pick()
+	if s.err != nil {
+		return 0, s.err
+	}
+	return s.rw.Read(b)
+}
+
+func (s *sniffConn) Write(b []byte) (int, error) {
+	s.pick()
+	if s.err != nil {
+		return 0, s.err
+	}
+	return s.rw.Write(b)
+}
+
+func (s *sniffConn) Close() error {
+	s.mu.Lock()
+	rw := s.rw
+	s.mu.Unlock()
+	if rw != nil {
+		return rw.Close()
+	}
+	return s.Conn.Close()
+}

@@ -15,7 +15,17 @@ type rendered struct {
 	html     string
 	urls     []string
 	mentions []*member
+	typed    []string // each mention's name as written in the text
 	issues   []string
+}
+
+// renderFlags switch the renderer's planted defects on.
+type renderFlags struct {
+	escape             bool
+	mentionRepeatPlain bool
+	issueEndPlain      bool
+	linkQueryPlain     bool
+	urlsFirstOnly      bool
 }
 
 func isWordByte(b byte) bool {
@@ -25,6 +35,11 @@ func isWordByte(b byte) bool {
 // render turns text into HTML plus metadata. lookup resolves a screen name
 // (case-insensitively) to a known user or nil.
 func render(text string, lookup func(string) *member, escape bool) rendered {
+	return renderWith(text, lookup, renderFlags{escape: escape})
+}
+
+func renderWith(text string, lookup func(string) *member, f renderFlags) rendered {
+	escape := f.escape
 	var out strings.Builder
 	res := rendered{urls: []string{}, mentions: []*member{}, issues: []string{}}
 	seenURL := map[string]bool{}
@@ -55,8 +70,12 @@ func render(text string, lookup func(string) *member, escape bool) rendered {
 				continue
 			}
 			plain(text[cursor:start])
-			out.WriteString(`<a href="` + html.EscapeString(link) + `" rel="nofollow noopener noreferrer" target="_blank" class="link">` + html.EscapeString(link) + `</a>`)
-			if !seenURL[link] {
+			if f.linkQueryPlain && strings.Contains(link, "?") {
+				plain(link)
+			} else {
+				out.WriteString(`<a href="` + html.EscapeString(link) + `" rel="nofollow noopener noreferrer" target="_blank" class="link">` + html.EscapeString(link) + `</a>`)
+			}
+			if !seenURL[link] && !(f.urlsFirstOnly && len(res.urls) > 0) {
 				seenURL[link] = true
 				res.urls = append(res.urls, link)
 			}
@@ -70,10 +89,15 @@ func render(text string, lookup func(string) *member, escape bool) rendered {
 				continue
 			}
 			plain(text[cursor:start])
-			out.WriteString(`<span data-screen-name="` + html.EscapeString(who.username) + `" class="mention">` + html.EscapeString(text[start:end]) + `</span>`)
+			if f.mentionRepeatPlain && seenUser[who] {
+				plain(text[start:end])
+			} else {
+				out.WriteString(`<span data-screen-name="` + html.EscapeString(who.username) + `" class="mention">` + html.EscapeString(text[start:end]) + `</span>`)
+			}
 			if !seenUser[who] {
 				seenUser[who] = true
 				res.mentions = append(res.mentions, who)
+				res.typed = append(res.typed, text[loc[4]:loc[5]])
 			}
 			cursor = end
 		case loc[6] >= 0: // issue
@@ -85,7 +109,11 @@ func render(text string, lookup func(string) *member, escape bool) rendered {
 			}
 			num := text[loc[6]:loc[7]]
 			plain(text[cursor:start])
-			out.WriteString(`<span data-issue="` + num + `" class="issue">#` + num + `</span>`)
+			if f.issueEndPlain && end == len(text) {
+				plain(text[start:end])
+			} else {
+				out.WriteString(`<span data-issue="` + num + `" class="issue">#` + num + `</span>`)
+			}
 			if !seenIssue[num] {
 				seenIssue[num] = true
 				res.issues = append(res.issues, num)

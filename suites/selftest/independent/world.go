@@ -42,6 +42,7 @@ type room struct {
 	hidden               map[*member]bool
 	lurk                 map[*member]bool
 	msgs                 []*msg // always in sending order
+	statusMode           bool   // defect send-status-sticky
 }
 
 func (r *room) has(u *member) bool {
@@ -75,6 +76,9 @@ type msg struct {
 	edited  time.Time // zero while never edited
 	v       int
 	readers map[*member]bool
+	indexed string // the text the search looks at
+	rereads int    // defect readby-recount
+	edits   int
 }
 
 type org struct {
@@ -112,9 +116,39 @@ type world struct {
 	advertised []*member
 	writeRoom  string
 	hideRoom   string
+
+	// State used only by planted defects.
+	ticks      map[string]int
+	meCache    *userJSON
+	repoCache  []repoJSON
+	countCache map[*room]map[*member][2]int
+	hidAny     map[*member]bool
+	sessions   map[string]*member
+	lastUser   *member
 }
 
 func (w *world) is(defect string) bool { return w.defect == defect }
+
+// every reports true on every n-th call while defect is planted; it drives
+// the intermittent defects. Callers hold w.mu.
+func (w *world) every(defect string, n int) bool {
+	if w.defect != defect {
+		return false
+	}
+	w.ticks[defect]++
+	return w.ticks[defect]%n == 0
+}
+
+// render derives html and metadata of a text, with any planted rendering defect.
+func (w *world) render(text string, edit bool) rendered {
+	return renderWith(text, w.lookupName, renderFlags{
+		escape:             !w.is("html-unescaped") && !(edit && w.is("render-escape-edit")),
+		mentionRepeatPlain: w.is("render-mention-repeat"),
+		issueEndPlain:      w.is("render-issue-at-end"),
+		linkQueryPlain:     w.is("render-link-query"),
+		urlsFirstOnly:      w.is("meta-urls-first-only"),
+	})
+}
 
 func (w *world) lookupName(name string) *member {
 	for _, p := range w.people {
@@ -201,6 +235,11 @@ func buildWorld(seed uint64, defect string, now time.Time) (*world, error) {
 		byID:     map[string]*member{},
 		roomByID: map[string]*room{},
 		msgByID:  map[string]*msg{},
+
+		ticks:      map[string]int{},
+		countCache: map[*room]map[*member][2]int{},
+		hidAny:     map[*member]bool{},
+		sessions:   map[string]*member{},
 	}
 	suffix := ""
 	if seed != 0 {
@@ -370,8 +409,9 @@ func (w *world) seedMessage(r *room, from *member, text string, at time.Time) *m
 		sent:    at,
 		v:       1,
 		readers: map[*member]bool{},
+		indexed: text,
 	}
-	m.r = render(text, w.lookupName, !w.is("html-unescaped"))
+	m.r = w.render(text, false)
 	r.msgs = append(r.msgs, m)
 	w.msgByID[m.id] = m
 	return m
