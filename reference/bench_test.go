@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chatrooms/conformance/fixtures"
+	"github.com/chatrooms/conformance/reference/localtls"
 )
 
 // serve runs one request through the whole handler stack (auth, routing,
@@ -156,7 +157,7 @@ func BenchmarkStartup(b *testing.B) {
 			b.Fatal(err)
 		}
 		New(w, Config{})
-		if _, _, err := SelfSignedCert(); err != nil {
+		if _, _, err := localtls.SelfSigned(CertOrg, CertName); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chatrooms/conformance/reference/localtls"
 )
 
 // lockedBuffer collects log output written from the server's goroutines.
@@ -39,22 +41,20 @@ func (l *lockedBuffer) String() string {
 // a loopback port, and returns its address and a TLS client config.
 func hardened(t *testing.T, lim limits) (addr string, conf *tls.Config, logs *lockedBuffer) {
 	t.Helper()
-	cert, caPEM, err := SelfSignedCert()
+	cert, caPEM, err := localtls.SelfSigned(CertOrg, CertName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs = &lockedBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil)) // the default level
-	srv := newHTTPServer(New(testWorld(), Config{}), &tls.Config{Certificates: []tls.Certificate{cert}}, log, lim)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := localtls.Start(newHTTPServer(New(testWorld(), Config{}), localtls.Config(cert), log, lim), localtls.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = srv.ServeTLS(ln, "", "") }()
 	t.Cleanup(func() { _ = srv.Close() })
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(caPEM)
-	return ln.Addr().String(), &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"}, logs
+	return srv.TCPAddr.String(), &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"}, logs
 }
 
 func shortLimits() limits {

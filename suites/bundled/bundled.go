@@ -5,15 +5,13 @@
 package bundled
 
 import (
-	"crypto/tls"
-	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/reference/localtls"
 	"github.com/chatrooms/conformance/suites/target"
 )
 
@@ -39,7 +37,7 @@ func StartShape(seed uint64, shape fixtures.Shape, cfg reference.Config) (*Serve
 	if err != nil {
 		return nil, err
 	}
-	cert, caPEM, err := reference.SelfSignedCert()
+	cert, caPEM, err := localtls.SelfSigned(reference.CertOrg, reference.CertName)
 	if err != nil {
 		return nil, err
 	}
@@ -52,14 +50,12 @@ func StartShape(seed uint64, shape fixtures.Shape, cfg reference.Config) (*Serve
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := localtls.Start(reference.NewHTTPServer(reference.New(world, cfg), localtls.Config(cert), nil), localtls.Options{})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Server{World: world, dir: dir, srv: reference.NewHTTPServer(reference.New(world, cfg), &tls.Config{Certificates: []tls.Certificate{cert}}, nil)}
-	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
-	s.Target = target.FromWorld(world, fmt.Sprintf("https://%s", ln.Addr()))
+	s := &Server{World: world, dir: dir, srv: srv.Server, Target: target.FromWorld(world, srv.URL)}
 	s.Target.CAFile = caFile
 	return s, nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/reference/localtls"
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
 )
@@ -39,16 +39,14 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	handler := reference.New(world, reference.Config{})
-	cert, caPEM, err := reference.SelfSignedCert()
+	cert, caPEM, err := localtls.SelfSigned(reference.CertOrg, reference.CertName)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := localtls.Start(reference.NewHTTPServer(handler, localtls.Config(cert), nil), localtls.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := reference.NewHTTPServer(handler, &tls.Config{Certificates: []tls.Certificate{cert}}, nil)
-	go func() { _ = srv.ServeTLS(ln, "", "") }()
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -57,7 +55,7 @@ func BenchmarkHarnessOverhead(b *testing.B) {
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(caPEM)
 	hc := client.NewHTTPClient(&tls.Config{RootCAs: roots})
-	base := "https://" + ln.Addr().String()
+	base := srv.URL
 	token := world.Users[0].Token
 
 	for _, ep := range []struct{ name, path string }{

@@ -35,6 +35,7 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/reference/localtls"
 )
 
 func main() {
@@ -297,15 +298,11 @@ func floorServe(dir string) error {
 		}
 		bodies[name] = b
 	}
-	cert, _, err := reference.SelfSignedCert()
+	cert, _, err := localtls.SelfSigned(reference.CertOrg, reference.CertName)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
+	srv, err := localtls.Start(&http.Server{TLSConfig: localtls.Config(cert),
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			name := "page"
 			switch {
@@ -318,9 +315,11 @@ func floorServe(dir string) error {
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			w.Header().Set("Content-Length", strconv.Itoa(len(bodies[name])))
 			_, _ = w.Write(bodies[name])
-		})}
-	fmt.Printf("floor: serving https://%s\n", ln.Addr())
-	go func() { _ = srv.ServeTLS(ln, "", "") }()
+		})}, localtls.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("floor: serving %s\n", srv.URL)
 	ch := make(chan os.Signal, 1)
 	notify(ch)
 	<-ch
@@ -555,18 +554,16 @@ func searchScenario(d time.Duration) error {
 		}
 		return text
 	})
-	cert, _, err := reference.SelfSignedCert()
+	cert, _, err := localtls.SelfSigned(reference.CertOrg, reference.CertName)
 	if err != nil {
 		return err
 	}
-	srv := reference.NewHTTPServer(reference.New(w, reference.Config{}), &tls.Config{Certificates: []tls.Certificate{cert}}, nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := localtls.Start(reference.NewHTTPServer(reference.New(w, reference.Config{}), localtls.Config(cert), nil), localtls.Options{})
 	if err != nil {
 		return err
 	}
-	go func() { _ = srv.ServeTLS(ln, "", "") }()
 	defer srv.Close()
-	url := "https://" + ln.Addr().String()
+	url := srv.URL
 	token := base.Users[0].Token
 	search := request{"GET", "/v1/rooms/" + roomID + "/chatMessages?limit=100&q=NEEDLE+weather", ""}
 	c := client(1)
