@@ -242,9 +242,7 @@ func (c *Client) record(r Request, req *http.Request, body []byte, out *Response
 // tokenParam finds the value of an access_token parameter in a URL.
 var tokenParam = regexp.MustCompile(`((?:^|[?&])access_token=)[^&#\s"]*`)
 
-// boundHeader redacts and cuts a header block. In a request, the values of
-// the credential headers are hidden whatever they hold, keeping the scheme
-// word of Authorization.
+// boundHeader redacts a header block as Redactor.Header does, and cuts it.
 func (c *Client) boundHeader(h http.Header, request bool) http.Header {
 	out := make(http.Header, len(h))
 	total, kept, values := 0, 0, 0
@@ -255,18 +253,7 @@ func (c *Client) boundHeader(h http.Header, request bool) http.Header {
 			if kept >= MaxRecordedHeader {
 				continue
 			}
-			switch lk := strings.ToLower(k); {
-			case request && lk == "authorization":
-				if scheme, _, ok := strings.Cut(v, " "); ok {
-					v = c.red.String(scheme) + " " + c.red.Marker()
-				} else {
-					v = c.red.Marker()
-				}
-			case request && (lk == "x-access-token" || lk == "cookie"):
-				v = c.red.Marker()
-			default:
-				v = c.red.Cut(v, MaxRecordedValue)
-			}
+			v = c.red.headerValue(k, v, request, MaxRecordedValue)
 			kept += len(k) + len(v)
 			out[k] = append(out[k], v)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -217,6 +218,38 @@ func (r *Redactor) ReplaceFunc(s string, repl func(i int) string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// Header returns a redacted copy of the header block h (nil for nil). In
+// a request, the credential headers keep no value at all (Authorization its
+// scheme word alone): Authorization, Proxy-Authorization, X-Access-Token
+// and Cookie. Every other value is redacted by value (see String).
+func (r *Redactor) Header(h http.Header, request bool) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		for _, v := range vs {
+			out[k] = append(out[k], r.headerValue(k, v, request, 0))
+		}
+	}
+	return out
+}
+
+// headerValue is value v of header k as Header keeps it, cut to about
+// limit bytes as Cut does (no cut when limit <= 0).
+func (r *Redactor) headerValue(k, v string, request bool, limit int) string {
+	switch lk := strings.ToLower(k); {
+	case request && lk == "authorization":
+		if scheme, _, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			return r.String(scheme) + " " + r.Marker()
+		}
+		return r.Marker()
+	case request && (lk == "proxy-authorization" || lk == "x-access-token" || lk == "cookie"):
+		return r.Marker()
+	}
+	return r.Cut(v, limit)
 }
 
 // Cut returns s redacted and shortened to about max bytes of its original

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -375,5 +377,37 @@ func TestCutBytesIsCut(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestRedactorHeader(t *testing.T) {
+	r := NewRedactor("s3cr3t-token")
+	if r.Header(nil, true) != nil {
+		t.Error("a nil header block redacted is not nil")
+	}
+	in := http.Header{
+		"Authorization":       {" Bearer s3cr3t-token", "opaque"},
+		"Proxy-Authorization": {"Basic anything"},
+		"X-Access-Token":      {"whatever it holds"},
+		"Cookie":              {"t=1"},
+		"X-Echo":              {"was s3cr3t-token"},
+	}
+	want := http.Header{
+		"Authorization":       {"Bearer REDACTED", "REDACTED"},
+		"Proxy-Authorization": {"REDACTED"},
+		"X-Access-Token":      {"REDACTED"},
+		"Cookie":              {"REDACTED"},
+		"X-Echo":              {"was REDACTED"},
+	}
+	if got := r.Header(in, true); !reflect.DeepEqual(got, want) {
+		t.Errorf("request header:\n got %v\nwant %v", got, want)
+	}
+	// In a response, only values holding a secret change.
+	resp := http.Header{"Set-Cookie": {"a=b"}, "X-Echo": {"was s3cr3t-token"}}
+	if got := r.Header(resp, false); !reflect.DeepEqual(got, http.Header{"Set-Cookie": {"a=b"}, "X-Echo": {"was REDACTED"}}) {
+		t.Errorf("response header: %v", got)
+	}
+	if in.Get("X-Echo") != "was s3cr3t-token" {
+		t.Error("the header block given was changed")
 	}
 }

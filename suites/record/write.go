@@ -77,7 +77,7 @@ func (w *Writer) Observe(o client.Observed) {
 func (w *Writer) Write(x *Exchange) {
 	out := *x
 	out.Path, out.Query, out.Reproduce = w.red.String(x.Path), w.red.String(x.Query), w.red.String(x.Reproduce)
-	out.RequestHeader, out.ResponseHeader = redactHeader(w.red, x.RequestHeader, true), redactHeader(w.red, x.ResponseHeader, false)
+	out.RequestHeader, out.ResponseHeader = w.red.Header(x.RequestHeader, true), w.red.Header(x.ResponseHeader, false)
 	out.RequestBody, out.RequestCut = w.cut(x.RequestBody, x.RequestCut)
 	out.ResponseBody, out.ResponseCut = w.cut(x.ResponseBody, x.ResponseCut)
 	w.mu.Lock()
@@ -137,33 +137,6 @@ func (w *Writer) Err() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.err
-}
-
-// redactHeader redacts a header block; in a request, credential headers
-// keep no value at all (Authorization keeps its scheme word).
-func redactHeader(red *client.Redactor, h http.Header, request bool) http.Header {
-	if h == nil {
-		return nil
-	}
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		for _, v := range vs {
-			switch lk := strings.ToLower(k); {
-			case request && lk == "authorization":
-				if scheme, _, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
-					v = red.String(scheme) + " " + red.Marker()
-				} else {
-					v = red.Marker()
-				}
-			case request && (lk == "x-access-token" || lk == "cookie" || lk == "proxy-authorization"):
-				v = red.Marker()
-			default:
-				v = red.String(v)
-			}
-			out[k] = append(out[k], v)
-		}
-	}
-	return out
 }
 
 // ObservedHeaders returns the headers of an observed exchange, as the
