@@ -44,6 +44,7 @@ import (
 
 	"golang.org/x/net/netutil"
 
+	"github.com/chatrooms/conformance/reference/localtls"
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/record"
@@ -94,7 +95,6 @@ type Proxy struct {
 	base    *url.URL
 	url     string
 	caFile  string
-	ln      net.Listener
 	srv     *http.Server
 	rp      *httputil.ReverseProxy
 	judge   *record.Judge
@@ -233,36 +233,18 @@ func Start(cfg Config) (*Proxy, error) {
 		ErrorLog:       nil,
 	}
 
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return nil, fmt.Errorf("proxy: %w", err)
-	}
-	ln = netutil.LimitListener(ln, cfg.MaxConns)
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 1 << 20,
 		ErrorLog: nil}
 	scheme := "http"
+	var caPEM []byte
 	if !cfg.PlainHTTP {
-		cert, caPEM, err := selfSigned(host)
-		if err != nil {
-			ln.Close()
+		var cert tls.Certificate
+		if cert, caPEM, err = localtls.SelfSigned("chatconform", "chatconform proxy", host); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(cfg.CAOut, caPEM, 0o644); err != nil {
-			ln.Close()
-			return nil, fmt.Errorf("proxy: writing its CA certificate: %w", err)
-		}
-		p.caFile = cfg.CAOut
 		p.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
-		ln = tls.NewListener(ln, p.srv.TLSConfig)
 		scheme = "https"
 	}
-	p.ln = ln
-	addr := ln.Addr().(*net.TCPAddr)
-	shown := host
-	if shown == "" || net.ParseIP(shown) != nil && net.ParseIP(shown).IsUnspecified() {
-		shown = "127.0.0.1"
-	}
-	p.url = scheme + "://" + net.JoinHostPort(shown, strconv.Itoa(addr.Port))
 
 	// Half the cores judge, so that forwarding always has one.
 	n := max(1, runtime.GOMAXPROCS(0)/2)
@@ -272,8 +254,35 @@ func Start(cfg Config) (*Proxy, error) {
 		go p.worker()
 	}
 	go p.historyLoop()
-	go func() { _ = p.srv.Serve(ln) }()
+	srv, err := localtls.Start(p.srv, localtls.Options{Addr: cfg.Listen, Plain: cfg.PlainHTTP,
+		Wrap: func(ln net.Listener) net.Listener { return netutil.LimitListener(ln, cfg.MaxConns) }})
+	if err != nil {
+		p.stopJudges()
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	if caPEM != nil {
+		if err := os.WriteFile(cfg.CAOut, caPEM, 0o644); err != nil {
+			_ = srv.Close()
+			p.stopJudges()
+			return nil, fmt.Errorf("proxy: writing its CA certificate: %w", err)
+		}
+		p.caFile = cfg.CAOut
+	}
+	shown := host
+	if shown == "" || net.ParseIP(shown) != nil && net.ParseIP(shown).IsUnspecified() {
+		shown = "127.0.0.1"
+	}
+	p.url = scheme + "://" + net.JoinHostPort(shown, strconv.Itoa(srv.TCPAddr.Port))
 	return p, nil
+}
+
+// stopJudges ends the judging workers and the history loop once nothing
+// more is forwarded.
+func (p *Proxy) stopJudges() {
+	close(p.jobs)
+	p.workers.Wait()
+	close(p.stopHist)
+	<-p.histDone
 }
 
 // URL is the proxy's base URL: clients use it in place of the target's.
@@ -400,7 +409,7 @@ func (p *Proxy) judgeOne(j *job) {
 	query := redactQuery(j.query, red)
 	x := &record.Exchange{Start: st.start.Sub(p.t0), End: end.Sub(p.t0), User: j.tokenUser, Method: j.method,
 		Path: red.String(j.path), Query: query, Status: st.status,
-		RequestHeader: redactHeader(red, j.header, true), ResponseHeader: redactHeader(red, st.header, false),
+		RequestHeader: red.Header(j.header, true), ResponseHeader: red.Header(st.header, false),
 		RequestBody: reqBody, ResponseBody: respBody, RequestSize: reqSize, ResponseSize: respSize,
 		Reproduce: p.reproduce(j, reqBody, red)}
 	if reqBody == nil {
@@ -534,10 +543,7 @@ func (p *Proxy) Stop(grace time.Duration) *Report {
 	if err := p.srv.Shutdown(ctx); err != nil {
 		_ = p.srv.Close()
 	}
-	close(p.jobs)
-	p.workers.Wait()
-	close(p.stopHist)
-	<-p.histDone
+	p.stopJudges()
 	return p.report()
 }
 
@@ -640,30 +646,6 @@ func redactQuery(q string, red *client.Redactor) string {
 	return red.String(strings.Join(parts, "&"))
 }
 
-// redactHeader redacts a header block; credential headers of a request keep
-// no value (Authorization keeps its scheme word).
-func redactHeader(red *client.Redactor, h http.Header, request bool) http.Header {
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		for _, v := range vs {
-			switch lk := strings.ToLower(k); {
-			case request && lk == "authorization":
-				if scheme, _, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
-					v = red.String(scheme) + " " + red.Marker()
-				} else {
-					v = red.Marker()
-				}
-			case request && (lk == "x-access-token" || lk == "cookie" || lk == "proxy-authorization"):
-				v = red.Marker()
-			default:
-				v = red.String(v)
-			}
-			out[k] = append(out[k], v)
-		}
-	}
-	return out
-}
-
 // reproduce is a curl command that sends the request straight to the
 // target, the description's tokens as their variables ($CHAT_TOKEN, ...).
 func (p *Proxy) reproduce(j *job, body []byte, red *client.Redactor) string {
@@ -733,4 +715,13 @@ func quote(s string) string {
 		}
 		s = s[:i] + `'"$` + v + `"'` + s[i+2+j:]
 	}
+}
+
+// loopback reports whether host names only this machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
