@@ -29,6 +29,9 @@ const (
 	DefaultShrinkRuns = 500
 	// DefaultShrinkTime is a second bound on shrinking, for a slow target.
 	DefaultShrinkTime = 30 * time.Second
+	// DefaultSettle is how long the state reads wait for the state to
+	// settle (Config.Settle): the runner's default --eventually.
+	DefaultSettle = 5 * time.Second
 )
 
 // Config configures an Engine.
@@ -57,6 +60,11 @@ type Config struct {
 	ShrinkTime time.Duration
 	// NoCoverage leaves out the coverage cases (random requests only).
 	NoCoverage bool
+	// Settle bounds how long the state reads wait for the caller's state
+	// to stop moving by itself before a change seen across a request is
+	// put to a second try (0: DefaultSettle). An eventually consistent
+	// server wants the run's --eventually here.
+	Settle time.Duration
 }
 
 // Engine generates requests from a profile's document and checks the
@@ -91,6 +99,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.Examples < 0 {
 		cfg.Examples = 0
+	}
+	if cfg.Settle <= 0 {
+		cfg.Settle = DefaultSettle
 	}
 	if cfg.ShrinkTime == 0 {
 		cfg.ShrinkTime = DefaultShrinkTime

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
@@ -385,9 +387,11 @@ func projectRooms(b []byte) string {
 }
 
 // judgeRefused checks GEN-REFUSED-NO-CHANGE: state read before, the case
-// sent, and when it was refused, state read again and compared.
+// sent, and when it was refused, state read again and compared. A change
+// fails the property only when the refused request makes it again from a
+// settled state (see caused).
 func (e *Engine) judgeRefused(ctx context.Context, cs *testCase) (*Failure, error) {
-	before, err := e.state(ctx, cs, false)
+	before, err := e.state(ctx, cs, !e.writtenTo(cs))
 	if err != nil {
 		return nil, err
 	}
@@ -403,16 +407,25 @@ func (e *Engine) judgeRefused(ctx context.Context, cs *testCase) (*Failure, erro
 	if err != nil {
 		return nil, err
 	}
-	if what := changed(before, after); what != "" {
-		e.forget()
-		return e.failure(RefusedNoChange, cs, resp, fmt.Sprintf("refused with %d, yet %s changed", resp.Status, what), "changed "+what), nil
+	what := changed(before, after)
+	if what == "" {
+		return nil, nil
 	}
-	return nil, nil
+	e.forget()
+	again, err := e.blame(ctx, cs, func(r *client.Response) bool { return r.Status/100 == 4 })
+	if err != nil || again == "" {
+		return nil, err
+	}
+	return e.failure(RefusedNoChange, cs, resp, fmt.Sprintf("refused with %d, yet %s changed: %s; %s", resp.Status, what, showChange(before, after, what), again), "changed "+what), nil
 }
 
 // judgeGet checks GEN-GET-NO-CHANGE: a valid GET between two state reads.
+// A change fails the property only when the GET makes it again from a
+// settled state (see caused): the caller's unread items also move by
+// themselves (another user's message arriving, a mark-read of an earlier
+// check landing late on an eventually consistent server).
 func (e *Engine) judgeGet(ctx context.Context, cs *testCase) (*Failure, error) {
-	before, err := e.state(ctx, cs, false)
+	before, err := e.state(ctx, cs, !e.writtenTo(cs))
 	if err != nil {
 		return nil, err
 	}
@@ -424,11 +437,168 @@ func (e *Engine) judgeGet(ctx context.Context, cs *testCase) (*Failure, error) {
 	if err != nil {
 		return nil, err
 	}
-	if what := changed(before, after); what != "" {
-		e.forget()
-		return e.failure(GetNoChange, cs, resp, fmt.Sprintf("answered %d, and %s changed", resp.Status, what), "changed "+what), nil
+	what := changed(before, after)
+	if what == "" {
+		return nil, nil
 	}
-	return nil, nil
+	e.forget()
+	again, err := e.blame(ctx, cs, nil)
+	if err != nil || again == "" {
+		return nil, err
+	}
+	return e.failure(GetNoChange, cs, resp, fmt.Sprintf("answered %d, and %s changed: %s; %s", resp.Status, what, showChange(before, after, what), again), "changed "+what), nil
+}
+
+// settlePoll is the pause between two state reads while waiting for the
+// state to settle.
+const settlePoll = 200 * time.Millisecond
+
+// settle reads the state of a case until two reads in a row agree, for at
+// most Config.Settle; ok is false when it kept moving.
+func (e *Engine) settle(ctx context.Context, cs *testCase) (s snapshot, ok bool, err error) {
+	deadline := time.Now().Add(e.cfg.Settle)
+	prev, err := e.state(ctx, cs, true)
+	if err != nil {
+		return prev, false, err
+	}
+	for {
+		if err := sleep(ctx, settlePoll); err != nil {
+			return prev, false, err
+		}
+		cur, err := e.state(ctx, cs, true)
+		if err != nil {
+			return cur, false, err
+		}
+		if changed(prev, cur) == "" {
+			return cur, true, nil
+		}
+		if time.Now().After(deadline) {
+			return cur, false, nil
+		}
+		prev = cur
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// writtenTo reports whether the state a case reads is in the write room,
+// where the run writes: other checks' messages, their late mark-reads on
+// an eventually consistent server, another user's messages. Nothing of the
+// run writes to the other rooms.
+func (e *Engine) writtenTo(cs *testCase) bool {
+	room, _, _, _ := e.snapshotKey(cs)
+	return room == e.world.WriteRoom
+}
+
+// blame tells a change a request made from one that happened around it.
+// Outside the write room the state was read right before the request
+// (nothing of the run writes there), so the change is the request's. In
+// the write room it is blamed on the request only when, from a settled
+// state, the same request changes it again (see caused). It returns ""
+// when the change is not the request's, else why it is, in words.
+func (e *Engine) blame(ctx context.Context, cs *testCase, applies func(*client.Response) bool) (string, error) {
+	if !e.writtenTo(cs) {
+		return "read right before and right after the request, in a room nothing else of the run writes to", nil
+	}
+	return e.caused(ctx, cs, applies)
+}
+
+// caused puts a change seen across a request to a second try: from a
+// settled state, the request must change it again to be blamed. Before the
+// second try the caller is given an unread message (another user posts one
+// in the write room, when writes are on and a second user is described),
+// so that a request that marks messages read has something to mark even
+// when the first try (or a late mark-read of another check) left nothing
+// unread. applies, when not nil, says whether the second answer is one the
+// property judges (a refusal for GEN-REFUSED-NO-CHANGE). It returns ""
+// when the change is not the request's, else what the second try read, in
+// words.
+func (e *Engine) caused(ctx context.Context, cs *testCase, applies func(*client.Response) bool) (string, error) {
+	room, _, _, _ := e.snapshotKey(cs)
+	if e.cfg.Writes && room == e.world.WriteRoom && len(e.world.Users) > 1 {
+		if resp, err := e.send(ctx, client.Request{Method: "POST", Path: "/v1/rooms/" + url.PathEscape(room) + "/chatMessages",
+			Token: e.world.Users[1].Token, Body: map[string]any{"text": "generated requests: an unread message for the caller, to tell a change a request made from one around it"}}); err != nil {
+			return "", err
+		} else if resp.Status/100 != 2 {
+			return "", nil // the state cannot be set up for a second try: not blamed
+		}
+		// The message stays out of the world, so that the requests
+		// generated after are those the seed makes without it.
+	}
+	before, ok, err := e.settle(ctx, cs)
+	if err != nil || !ok {
+		return "", err // moving by itself: the change cannot be blamed on the request
+	}
+	resp, err := e.exchange(ctx, cs)
+	if err != nil {
+		return "", err
+	}
+	if applies != nil && !applies(resp) {
+		e.forget()
+		return "", nil
+	}
+	after, err := e.state(ctx, cs, true)
+	if err != nil {
+		return "", err
+	}
+	e.forget()
+	what := changed(before, after)
+	if what == "" {
+		return "", nil
+	}
+	return fmt.Sprintf("sent again from a settled state, it changed %s again: %s", what, showChange(before, after, what)), nil
+}
+
+// showChange shows what a read gave before and after, cut around the first
+// difference to at most maxShown bytes each.
+func showChange(before, after snapshot, what string) string {
+	value := func(s snapshot) string {
+		for _, r := range s.reads {
+			if r.what == what {
+				return r.value
+			}
+		}
+		return "(not read)"
+	}
+	b, a := value(before), value(after)
+	i := firstDiff(b, a)
+	return fmt.Sprintf("before %s, after %s", cutAround(b, i), cutAround(a, i))
+}
+
+// maxShown bounds each value a "changed" failure shows.
+const maxShown = 240
+
+// cutAround keeps at most maxShown bytes of s around byte i, marking what
+// was cut, on rune boundaries.
+func cutAround(s string, i int) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	start := max(0, min(i-maxShown/4, len(s)-maxShown))
+	end := start + maxShown
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start--
+	}
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	out := s[start:end]
+	if start > 0 {
+		out = fmt.Sprintf("…(%d bytes) ", start) + out
+	}
+	if end < len(s) {
+		out += fmt.Sprintf(" …(%d more bytes)", len(s)-end)
+	}
+	return out
 }
 
 // judgeRoundTrip checks GEN-ROUND-TRIP: a text accepted by a send or an

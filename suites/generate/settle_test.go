@@ -1,0 +1,165 @@
+package generate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chatrooms/conformance/fixtures"
+	"github.com/chatrooms/conformance/spec"
+)
+
+// servedWorld is the served world's users and write room, for decorators.
+func servedWorld(t testing.TB) (tokens []string, ids []string, writeRoom string) {
+	t.Helper()
+	w, err := fixtures.Generate(worldSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range w.Users {
+		tokens, ids = append(tokens, u.Token), append(ids, u.ID)
+	}
+	return tokens, ids, w.Hints.WriteRoom
+}
+
+// serveAs sends one request to next as a client would, and returns the
+// answer.
+func serveAs(next http.Handler, method, path, token string, body any) *httptest.ResponseRecorder {
+	var raw []byte
+	if body != nil {
+		raw, _ = json.Marshal(body)
+	}
+	r := httptest.NewRequest(method, path, bytes.NewReader(raw))
+	r.Header.Set("Authorization", "Bearer "+token)
+	if body != nil {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	next.ServeHTTP(rec, r)
+	return rec
+}
+
+// userTwoPostsOnce lets another user's message arrive in the write room
+// once, between the engine's state reads around a GET: the caller's unread
+// items change, but not because of the GET.
+func userTwoPostsOnce(t testing.TB) func(http.Handler) http.Handler {
+	tokens, ids, room := servedWorld(t)
+	return func(next http.Handler) http.Handler {
+		var mu sync.Mutex
+		reads := 0
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && r.URL.Path == "/v1/user/"+ids[0]+"/rooms/"+room+"/unreadItems" {
+				mu.Lock()
+				reads++
+				if reads == 2 { // the read after the first GET judged
+					serveAs(next, "POST", "/v1/rooms/"+room+"/chatMessages", tokens[1], map[string]string{"text": "arriving late"})
+				}
+				mu.Unlock()
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// listingMarksRead marks every unread message of the room read when the
+// caller lists its messages (other than the engine's own state read of the
+// newest page): a GET that changes state.
+func listingMarksRead(t testing.TB) func(http.Handler) http.Handler {
+	tokens, ids, _ := servedWorld(t)
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/v1/rooms/"), "/")
+			if r.Method == http.MethodGet && len(parts) == 2 && parts[1] == "chatMessages" && r.URL.Query().Get("limit") != newestPage &&
+				r.Header.Get("Authorization") == "Bearer "+tokens[0] {
+				var un struct {
+					Chat []string `json:"chat"`
+				}
+				rec := serveAs(next, "GET", "/v1/user/"+ids[0]+"/rooms/"+parts[0]+"/unreadItems", tokens[0], nil)
+				if json.Unmarshal(rec.Body.Bytes(), &un) == nil && len(un.Chat) > 0 {
+					serveAs(next, "POST", "/v1/user/"+ids[0]+"/rooms/"+parts[0]+"/unreadItems", tokens[0], map[string]any{"chat": un.Chat})
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// currentUserMarksRead marks every unread message of the write room read
+// when the caller asks who they are: a GET that changes the state of the
+// room where the run writes.
+func currentUserMarksRead(t testing.TB) func(http.Handler) http.Handler {
+	tokens, ids, room := servedWorld(t)
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && r.URL.Path == "/v1/user" && r.Header.Get("Authorization") == "Bearer "+tokens[0] {
+				var un struct {
+					Chat []string `json:"chat"`
+				}
+				rec := serveAs(next, "GET", "/v1/user/"+ids[0]+"/rooms/"+room+"/unreadItems", tokens[0], nil)
+				if json.Unmarshal(rec.Body.Bytes(), &un) == nil && len(un.Chat) > 0 {
+					serveAs(next, "POST", "/v1/user/"+ids[0]+"/rooms/"+room+"/unreadItems", tokens[0], map[string]any{"chat": un.Chat})
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// A change of the caller's unread items that the GET did not make (a
+// message of another user arriving between the reads) does not fail
+// GEN-GET-NO-CHANGE; a GET that does change them still does, and the
+// failure shows what was read before and after.
+func TestOnlyAChangeTheRequestMadeFails(t *testing.T) {
+	s := serve(t, spec.Core, userTwoPostsOnce(t))
+	e := s.engine(t, spec.Core, testSeed, true)
+	r, err := e.Run(context.Background(), GetNoChange)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if fs := r.Failures(); len(fs) > 0 {
+		t.Errorf("a message arriving between the reads failed the GET: %v", fs)
+	}
+
+	for _, fault := range []struct {
+		op            string
+		wrap          func(http.Handler) http.Handler
+		writeRoomOnly bool
+	}{{"listMessages", listingMarksRead(t), false}, {"getCurrentUser", currentUserMarksRead(t), true}} {
+		writeRoomOnly := fault.writeRoomOnly
+		s = serve(t, spec.Core, fault.wrap)
+		e = s.engine(t, spec.Core, testSeed, true)
+		r, err = e.Run(context.Background(), GetNoChange, fault.op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := r.Failures()
+		if len(fs) == 0 {
+			t.Fatalf("a listing that marks messages read (in the write room only: %v) passed GEN-GET-NO-CHANGE", writeRoomOnly)
+		}
+		p := fs[0].Problem
+		if !strings.Contains(p, "unread items of the room changed: before 200 {\"chat\":[\"") || !strings.Contains(p, "after 200 {\"chat\":[]") ||
+			writeRoomOnly && !strings.Contains(p, "it changed the caller's unread items of the room again") {
+			t.Errorf("the failure does not show before and after: %s", p)
+		}
+		t.Logf("%s", fs[0])
+	}
+}
+
+// A value a "changed" failure shows is cut around the first difference.
+func TestChangedValuesAreCut(t *testing.T) {
+	long := strings.Repeat("a", 1000)
+	before := snapshot{reads: []stateRead{{"x", long + "b" + long}}}
+	after := snapshot{reads: []stateRead{{"x", long + "c" + long}}}
+	got := showChange(before, after, "x")
+	if len(got) > 2*maxShown+120 || !strings.Contains(got, "b") || !strings.Contains(got, "c") || !strings.Contains(got, "more bytes") {
+		t.Errorf("%d bytes: %s", len(got), got)
+	}
+}
