@@ -51,6 +51,10 @@ import (
 	"github.com/chatrooms/conformance/suites/target"
 )
 
+// DefaultListen is where a proxy listens unless told: beside chatref's
+// default (127.0.0.1:8443), so the two run side by side as they are.
+const DefaultListen = "127.0.0.1:9443"
+
 // Config configures a proxy.
 type Config struct {
 	// Target is the server to forward to (its base URL, CA and tokens: the
@@ -58,7 +62,7 @@ type Config struct {
 	Target *target.Description
 	// Profile is the document exchanges are judged by; default core.
 	Profile spec.Profile
-	// Listen is the address to listen on; default 127.0.0.1:8443.
+	// Listen is the address to listen on; default DefaultListen.
 	Listen string
 	// PlainHTTP listens over plain HTTP instead of HTTPS; only a loopback
 	// address may be given then, so tokens never cross a network in clear.
@@ -153,7 +157,7 @@ func Start(cfg Config) (*Proxy, error) {
 		cfg.Profile = spec.Core
 	}
 	if cfg.Listen == "" {
-		cfg.Listen = "127.0.0.1:8443"
+		cfg.Listen = DefaultListen
 	}
 	if cfg.CAOut == "" {
 		cfg.CAOut = "chatconform-proxy-ca.pem"

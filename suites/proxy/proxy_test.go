@@ -413,3 +413,9 @@ func TestPlainHTTPOnLoopbackOnly(t *testing.T) {
 		t.Errorf("report: %+v", r)
 	}
 }
+
+func TestDefaultListenAddress(t *testing.T) {
+	if DefaultListen != "127.0.0.1:9443" {
+		t.Errorf("DefaultListen is %s, want 127.0.0.1:9443 (chatref's default is 127.0.0.1:8443)", DefaultListen)
+	}
+}
