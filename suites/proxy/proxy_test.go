@@ -218,13 +218,13 @@ func TestEachPlantedFaultAndClientErrorIsNamed(t *testing.T) {
 	var sum strings.Builder
 	r.Print(&sum)
 	want := map[string]string{ // requirement -> whose
-		"HTTP-JSON-CONTENT-TYPE": "server", // no Content-Type
-		"MSG-SHAPE":              "server", // a text that is a number
-		"ORG-LIST":               "server", // 500
-		"AUTH-BEARER":            "client", // no token
-		"MSG-SEND-200":           "client", // text is not a string
-		"CHANNEL-LIST":           "client", // no such parameter
-		"PAGE-UNIQUE":            "server", // a message twice in a page (history)
+		"HTTP-JSON-CONTENT-TYPE":   "server", // no Content-Type
+		"MSG-SHAPE":                "server", // a text that is a number
+		"ORG-LIST":                 "server", // 500
+		"AUTH-BEARER":              "client", // no token
+		"REQUEST-sendMessage":      "client", // text is not a string
+		"REQUEST-listUserChannels": "client", // no such parameter
+		"PAGE-UNIQUE":              "server", // a message twice in a page (history)
 	}
 	got := map[string]string{}
 	for _, q := range r.Requirements {
@@ -411,6 +411,70 @@ func TestPlainHTTPOnLoopbackOnly(t *testing.T) {
 	}
 	if r := p.Stop(5 * time.Second); !r.Clean || r.Exchanges != 2 {
 		t.Errorf("report: %+v", r)
+	}
+}
+
+// TestAClientsMalformedBodyIsTheClientsViolation: a body the operation does
+// not take is reported with what the client did wrong, under a label for
+// the operation's requests, never under the requirement (and statement) of
+// the server's answer; the live line, the summary, the JSON and the HTML
+// report say the same.
+func TestAClientsMalformedBodyIsTheClientsViolation(t *testing.T) {
+	d := startBundled(t)
+	var live syncBuffer
+	p := startProxy(t, d, &live, nil)
+	req, err := http.NewRequest("POST", p.URL()+"/v1/rooms/"+d.WriteRoom+"/chatMessages", strings.NewReader(`{"txt":"hello"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+d.Users[0].Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := proxyClient(t, p).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	r := p.Stop(5 * time.Second)
+	var sum strings.Builder
+	r.Print(&sum)
+	j, _, h := writeReports(t, p, r)
+
+	const label = "REQUEST-sendMessage"
+	const violation = "property \"text\" is missing"
+	if len(r.Requirements) != 1 || r.Requirements[0].ID != label || r.Requirements[0].Whose != "client" {
+		t.Fatalf("requirements %+v, want exactly the client's %s\nsummary:\n%s", r.Requirements, label, sum.String())
+	}
+	if statement := r.Requirements[0].Text; !strings.Contains(statement, "sendMessage request follows the document") {
+		t.Errorf("the statement of %s is %q, not one a client follows", label, statement)
+	}
+	var report struct {
+		Requirements []struct {
+			ID, Text, Whose string
+			Examples        []struct{ Text string }
+		}
+	}
+	if err := json.Unmarshal([]byte(j), &report); err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string]string{"the live line": live.String(), "the summary": sum.String(), "the HTML report": h}
+	if len(report.Requirements) == 1 && len(report.Requirements[0].Examples) == 1 {
+		q := report.Requirements[0]
+		shown["the JSON report"] = q.Whose + " " + q.ID + ": " + q.Examples[0].Text
+	} else {
+		t.Errorf("JSON report:\n%s", j)
+	}
+	for what, text := range shown {
+		text = strings.ReplaceAll(text, "&#34;", `"`) // HTML escapes the quotes
+		if !strings.Contains(strings.ToLower(text), "client") || !strings.Contains(text, label) || !strings.Contains(text, "sendMessage request") || !strings.Contains(text, violation) {
+			t.Errorf("%s does not say the client broke %s with %s:\n%s", what, label, violation, text)
+		}
+		if strings.Contains(text, "MSG-SEND-200") || strings.Contains(text, "Sending a message answers status 200") {
+			t.Errorf("%s files the client's body under the server's requirement:\n%s", what, text)
+		}
+	}
+	if strings.Contains(j, "MSG-SEND-200") || strings.Contains(j, "Sending a message answers status 200") {
+		t.Errorf("the JSON report files the client's body under the server's requirement:\n%s", j)
 	}
 }
 

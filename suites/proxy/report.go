@@ -84,8 +84,8 @@ func (p *Proxy) report() *Report {
 				q.Text = c.Text
 			}
 		}
-		if f.Requirement == record.NoOperation {
-			q.Text = "The request addresses an operation of the document."
+		if t, ok := record.LabelText(f.Requirement); ok {
+			q.Text = t
 		}
 		if f.Whose == record.Client {
 			r.Client++

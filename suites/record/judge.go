@@ -36,6 +36,29 @@ const (
 // server must do, and the document simply has no such operation.
 const NoOperation = "NO-OPERATION"
 
+// RequestLabel is what a request's violation of operation op's part of the
+// document is reported under when no catalogue requirement is about what
+// the client did (a body of the wrong shape, a parameter the operation does
+// not have): the catalogue states what a server must do, and a server
+// requirement's statement would tell a client author nothing. Like
+// NoOperation, it is not a catalogue id.
+func RequestLabel(op string) string { return requestLabelPrefix + op }
+
+const requestLabelPrefix = "REQUEST-"
+
+// LabelText returns the statement a label that is not a catalogue id
+// stands for (NoOperation, a RequestLabel): what the client must do. It
+// reports false for any other id.
+func LabelText(id string) (string, bool) {
+	if id == NoOperation {
+		return "The request addresses an operation of the document.", true
+	}
+	if op, ok := strings.CutPrefix(id, requestLabelPrefix); ok && op != "" {
+		return "A " + op + " request follows the document: the parameters, headers and body the operation declares, of the types and shapes it gives.", true
+	}
+	return "", false
+}
+
 // JudgeOptions configure a Judge.
 type JudgeOptions struct {
 	Profile    spec.Profile
@@ -463,12 +486,10 @@ func (j *Judge) undeclaredParams(op string, q url.Values) []spec.Violation {
 }
 
 // ClientBlame names the requirement a request's violation of the document
-// is about: the statement of the API the client did not follow.
+// is about: the statement of the API the client did not follow, or, where
+// the catalogue has none for it, the operation's RequestLabel (never the
+// requirement of the operation's answer, which is the server's).
 func ClientBlame(op string, v spec.Violation) string {
-	opReq := conformance.Blame(op, spec.Violation{Rule: "status"})
-	if opReq == "" {
-		opReq = NoOperation
-	}
 	switch v.Rule {
 	case "security":
 		return "AUTH-BEARER"
@@ -496,5 +517,8 @@ func ClientBlame(op string, v spec.Violation) string {
 	if op == "sendMessage" && strings.HasPrefix(v.Location, "$.status") {
 		return "MSG-SEND-STATUS"
 	}
-	return opReq
+	if op == "" {
+		return NoOperation
+	}
+	return RequestLabel(op)
 }

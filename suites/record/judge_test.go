@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +53,33 @@ func TestHistoryWindowsKeepCounting(t *testing.T) {
 	}
 	if v.Judged != 9 || len(v.Failures) != 1 {
 		t.Errorf("judged %d, failures %+v", v.Judged, v.Failures)
+	}
+}
+
+func TestClientBlameNeverFilesUnderTheServersAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		op   string
+		v    spec.Violation
+		want string
+	}{
+		{"sendMessage", spec.Violation{Side: "request", Location: "$.text", Rule: "required"}, "REQUEST-sendMessage"},
+		{"listUserChannels", spec.Violation{Side: "request", Location: "query colour", Rule: "undeclared"}, "REQUEST-listUserChannels"},
+		{"listMessages", spec.Violation{Side: "request", Location: "query limit", Rule: "maximum"}, "PAGE-LIMIT"},
+		{"getCurrentUser", spec.Violation{Side: "request", Location: "credentials", Rule: "security"}, "AUTH-BEARER"},
+		{"", spec.Violation{Side: "request", Rule: "route"}, NoOperation},
+	} {
+		got := ClientBlame(tc.op, tc.v)
+		if got != tc.want {
+			t.Errorf("ClientBlame(%s, %v) = %s, want %s", tc.op, tc.v, got, tc.want)
+		}
+		if _, ok := LabelText(got); ok != (got == NoOperation || strings.HasPrefix(got, "REQUEST-")) {
+			t.Errorf("LabelText(%s): %v", got, ok)
+		}
+	}
+	if text, _ := LabelText(RequestLabel("sendMessage")); !strings.Contains(text, "A sendMessage request follows the document") {
+		t.Errorf("the statement of a request label: %q", text)
+	}
+	if _, ok := LabelText("MSG-SEND-200"); ok {
+		t.Error("a catalogue id has a label text")
 	}
 }
