@@ -209,9 +209,6 @@ func New(cfg Config) (*Client, error) {
 // BaseURL returns the base URL without a trailing slash.
 func (c *Client) BaseURL() string { return c.base }
 
-// Recorder returns the recorder of this client (nil when none).
-func (c *Client) Recorder() *Recorder { return c.cfg.Recorder }
-
 // Redactor returns the redactor built from Config.Secrets.
 func (c *Client) Redactor() *Redactor { return c.red }
 
