@@ -26,7 +26,7 @@ edit to either file is caught.
 Exit codes: 0 the attestation holds; 1 it does not (each reason printed);
 2 bad flags or a key that cannot be read.
 
-Flags:
+Flags (-name and --name are the same):
 `
 
 // verify is `chatconform verify`.
@@ -44,6 +44,7 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fs.PrintDefaults()
 			return exitPass
 		}
+		fmt.Fprintln(stderr, "chatconform verify: see chatconform verify --help for the flags")
 		return exitUsage
 	}
 	if len(pos) != 1 || *key == "" {
@@ -103,65 +104,4 @@ func short(s string) string {
 		return s[:16]
 	}
 	return s
-}
-
-const keygenUsage = `chatconform keygen makes a key pair for signing attestations.
-
-Usage:
-  chatconform keygen [--key key.pem] [--pub pub.pem]
-
-It writes an ECDSA P-256 private key (PKCS #8 PEM, readable by you only) and
-its public key (PKIX PEM). Existing files are never replaced. openssl makes
-keys that work as well:
-  openssl genpkey -algorithm ed25519 -out key.pem && openssl pkey -in key.pem -pubout -out pub.pem
-
-Flags:
-`
-
-// keygen is `chatconform keygen`.
-func keygen(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("chatconform keygen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {}
-	keyOut := fs.String("key", "key.pem", "where to write the private key")
-	pubOut := fs.String("pub", "pub.pem", "where to write the public key")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, keygenUsage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return exitPass
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "chatconform keygen: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
-	}
-	priv, pub, err := attest.GenerateKey()
-	if err != nil {
-		fmt.Fprintln(stderr, "chatconform keygen:", err)
-		return exitHarness
-	}
-	for _, f := range []struct {
-		path string
-		data []byte
-		mode os.FileMode
-	}{{*keyOut, priv, 0o600}, {*pubOut, pub, 0o644}} {
-		fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, f.mode)
-		if err != nil {
-			fmt.Fprintln(stderr, "chatconform keygen:", err)
-			return exitUsage
-		}
-		_, err = fh.Write(f.data)
-		if cerr := fh.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "chatconform keygen:", err)
-			return exitHarness
-		}
-	}
-	fmt.Fprintf(stdout, "chatconform keygen: private key in %s (keep it secret), public key in %s (give it to whoever checks your attestations)\n", *keyOut, *pubOut)
-	return exitPass
 }
