@@ -31,7 +31,7 @@ func Declare(env func() *Env, specTimeout time.Duration) bool {
 var areas = []func(decl){
 	transportSpecs, userSpecs, roomSpecs, messageSpecs, renderingSpecs,
 	versioningSpecs, concurrencySpecs, paginationSpecs, limitSpecs, searchSpecs, scopeSpecs, unreadSpecs,
-	generatedSpecs, referenceSpecs,
+	generatedSpecs, modelSpecs, referenceSpecs,
 }
 
 // decl is what the area functions declare checks with.

@@ -41,6 +41,13 @@ type Options struct {
 	// Examples is how many random requests each generated check draws per
 	// operation besides its coverage cases (0: the engine's default).
 	Examples int
+	// ModelSequences is how many random sequences each check of the model
+	// draws (0: the model's default).
+	ModelSequences int
+	// SoleWriter says nothing but this run writes to the target (the
+	// bundled server): the model then holds readBy and v exactly, and
+	// places messages the run did not send before every one it sent.
+	SoleWriter bool
 	// Client is the client the checks use (required; the runner builds it
 	// so that it can preflight the target, throttle and stop the run).
 	Client *client.Client

@@ -82,11 +82,22 @@ const (
 	// GeneratedRound is faults written for the generated checks: each
 	// shows only on an input no hand-written check sends.
 	GeneratedRound Origin = "generated inputs"
+	// ModelRound is faults written for the model of the API: each breaks
+	// a statement only a sequence of operations shows (the wrong room's
+	// path, a cursor at the edge of what a room holds, a body of several
+	// ids, a repeated write, a write acknowledged and lost, a required
+	// field left out, two parameters together).
+	ModelRound Origin = "model"
+	// HeldOut is the defects planted in the independent implementation by
+	// an author who had read neither the checks, the model nor the
+	// self-test, written before the model (see independent.HeldOut); no
+	// check was written to catch one of them in particular.
+	HeldOut Origin = "held-out"
 )
 
 // Origins lists the origins in the order they were written.
 func Origins() []Origin {
-	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound}
+	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut}
 }
 
 // Fault is a planted defect: a decorator around the unmodified reference
@@ -148,7 +159,8 @@ func (f Fault) survives(reason string) Fault { f.Survives = reason; return f }
 // Faults returns the whole catalogue, sorted by name.
 func Faults() []Fault {
 	all := slices.Concat(transportFaults(), userFaults(), roomFaults(), unreadFaults(),
-		messageFaults(), renderingFaults(), paginationFaults(), searchFaults(), generatedFaults())
+		messageFaults(), renderingFaults(), paginationFaults(), searchFaults(), generatedFaults(),
+		modelMessageFaults(), modelPaginationFaults(), modelUnreadFaults())
 	for i := range all {
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])

@@ -869,3 +869,98 @@ func eventualReads(lag time.Duration) []step {
 		}),
 	}
 }
+
+// modelMessageFaults are the model round's faults of messages: what only a
+// sequence shows (see ModelRound).
+func modelMessageFaults() []Fault {
+	return []Fault{
+		ModelRound.fault("MSG-TEXT-REQUIRED/ignores-input", "a send without text is accepted and stored with a placeholder text",
+			onRequest("sendMessage", func(c *call) {
+				if b := c.jsonBody(); b != nil && b["text"] == nil {
+					b["text"] = "(no text)"
+					c.setJSONBody(b)
+				}
+			})),
+		ModelRound.fault("MSG-TEXT-REQUIRED/not-stored", "a send without text is refused with 400, and stored all the same",
+			answer("sendMessage", func(c *call, next func() *reply) *reply {
+				if b := c.jsonBody(); b != nil && b["text"] == nil {
+					c.do("POST", "/v1/rooms/"+c.room+"/chatMessages", nil, map[string]any{"text": "(no text)"})
+					return refuse(http.StatusBadRequest, "text is required")
+				}
+				return next()
+			})),
+		ModelRound.fault("MSG-TEXT-REQUIRED/ignores-input#2", "an edit without text is accepted: the message keeps its text and v goes up",
+			onRequest("updateMessage", func(c *call) {
+				if b := c.jsonBody(); b != nil && b["text"] == nil {
+					old := c.do("GET", "/v1/rooms/"+c.room+"/chatMessages/"+c.msg, nil, nil)
+					if m, ok := old.get().(map[string]any); ok && old.ok() {
+						b["text"] = m["text"]
+						c.setJSONBody(b)
+					}
+				}
+			})),
+		ModelRound.fault("MSG-ROOM-SCOPE/wrong-subject", "a message read by id through another room's path is answered as if it were that room's",
+			recordRooms(), throughAnyRoom("getMessage")),
+		ModelRound.fault("MSG-ROOM-SCOPE/wrong-subject#2", "a message edited through another room's path is edited and answered as if it were that room's",
+			recordRooms(), throughAnyRoom("updateMessage")),
+		ModelRound.fault("MSG-SEND-STORED/intermittent#2", "one send in seven answers 200 with the new message, which is never stored",
+			everyNth(7, "sendMessage", answer("sendMessage", func(c *call, next func() *reply) *reply {
+				x := c.do("GET", "/v1/rooms/"+c.room+"/chatMessages", url.Values{"limit": {"1"}}, nil)
+				list := asList(x.get())
+				if !x.ok() || len(list) == 0 {
+					return next()
+				}
+				m, _ := list[0].(map[string]any)
+				if m == nil {
+					return next()
+				}
+				b := c.jsonBody()
+				id := []byte(asString(m["id"]))
+				for i := range id { // an id of the same form that no message has
+					if id[i] >= '0' && id[i] <= '9' {
+						id[i] = '0' + (id[i]-'0'+5)%10
+					}
+				}
+				m["id"], m["text"], m["v"], m["readBy"], m["unread"], m["editedAt"] = string(id), b["text"], 1, 0, false, nil
+				m["sent"] = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+				if u, ok := c.caller(); ok {
+					m["fromUser"] = map[string]any{"id": u.ID, "username": u.Username, "displayName": u.DisplayName, "url": "/" + u.Username,
+						"avatarUrlSmall": "https://avatars.chat.test/" + u.Username + "?s=60", "avatarUrlMedium": "https://avatars.chat.test/" + u.Username + "?s=128"}
+				}
+				x = succeed()
+				x.set(m)
+				return x
+			}))),
+		ModelRound.fault("MSG-SEND-STATUS/ignores-input#3", "status false in a send body is taken as true",
+			onRequest("sendMessage", func(c *call) {
+				if b := c.jsonBody(); b != nil && b["status"] == false {
+					b["status"] = true
+					c.setJSONBody(b)
+				}
+			})),
+	}
+}
+
+// recordRooms remembers the room of every message sent.
+func recordRooms() step {
+	return onSuccess("sendMessage", func(c *call, x *reply) {
+		each(x.get(), func(m map[string]any) { c.st.setValue("room-of:"+asString(m["id"]), c.room) })
+	})
+}
+
+// throughAnyRoom answers ops on a message of another room (one the server
+// answers 404 for) as its own room would.
+func throughAnyRoom(ops string) step {
+	return answer(ops, func(c *call, next func() *reply) *reply {
+		x := next()
+		v, known := c.st.value("room-of:" + c.msg)
+		if x.ok() || !known || v.(string) == c.room {
+			return x
+		}
+		var body any
+		if b := c.jsonBody(); b != nil {
+			body = b
+		}
+		return c.do(c.r.Method, "/v1/rooms/"+v.(string)+"/chatMessages/"+c.msg, nil, body)
+	})
+}

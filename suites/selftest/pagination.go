@@ -660,3 +660,43 @@ func defaultLimit(n int) step {
 		}
 	})
 }
+
+// modelPaginationFaults are the model round's faults of pages: cursors at
+// the edges and parameters together (see ModelRound).
+func modelPaginationFaults() []Fault {
+	return []Fault{
+		ModelRound.fault("PAGE-AROUNDID/intermittent#2", "aroundId together with limit=1 answers 500 (each alone is served)",
+			answer("listMessages", func(c *call, next func() *reply) *reply {
+				if q := c.query(); has(q, "aroundId") && q.Get("limit") == "1" {
+					return refuse(http.StatusInternalServerError, "window of one")
+				}
+				return next()
+			})),
+		ModelRound.fault("PAGE-AFTERID/wrong-subject#4", "afterId of the newest message answers that message itself instead of an empty page",
+			onSuccess("listMessages", func(c *call, x *reply) {
+				q := c.query()
+				if !has(q, "afterId") || has(q, "beforeId") || len(asList(x.get())) > 0 {
+					return
+				}
+				if m := c.do("GET", "/v1/rooms/"+c.room+"/chatMessages/"+q.Get("afterId"), nil, nil); m.ok() {
+					x.set([]any{m.get()})
+				}
+			})),
+		ModelRound.fault("PAGE-AFTERID/ignores-input#3", "afterId is ignored when beforeId is given too",
+			onRequest("listMessages", func(c *call) {
+				if q := c.query(); has(q, "afterId") && has(q, "beforeId") {
+					q.Del("afterId")
+					c.setQuery(q)
+				}
+			})),
+		ModelRound.fault("PAGE-BEFOREID-WALK/ignores-input#3", "a beforeId page with limit 2 to 5 holds one message fewer than limit",
+			onSuccess("listMessages", func(c *call, x *reply) {
+				q := c.query()
+				if n, ok := c.intParam("limit"); ok && n >= 2 && n <= 5 && has(q, "beforeId") && !has(q, "afterId") && !has(q, "q") {
+					if l := asList(x.get()); len(l) == n {
+						x.set(l[1:])
+					}
+				}
+			})),
+	}
+}

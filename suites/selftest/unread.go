@@ -598,3 +598,50 @@ func lagging(lag time.Duration) []step {
 		}),
 	}
 }
+
+// modelUnreadFaults are the model round's faults of unread state: bodies
+// of several ids and repeated marks (see ModelRound).
+func modelUnreadFaults() []Fault {
+	return []Fault{
+		ModelRound.fault("UNREAD-MARK-READ/ignores-input#4", "marking read several ids marks only the last",
+			onRequest("markUnreadItemsRead", func(c *call) {
+				if b := c.jsonBody(); b != nil {
+					if l := asList(b["chat"]); len(l) > 1 {
+						b["chat"] = l[len(l)-1:]
+						c.setJSONBody(b)
+					}
+				}
+			})),
+		ModelRound.fault("UNREAD-MARK-READ/not-stored#4", "marking read a message a second time makes it unread again",
+			answer("markUnreadItemsRead", func(c *call, next func() *reply) *reply {
+				b := c.jsonBody()
+				var again []string
+				for _, id := range strs(b["chat"]) {
+					key := "marked:" + c.user + ":" + id
+					if _, seen := c.st.value(key); seen {
+						again = append(again, id)
+					}
+					c.st.setValue(key, true)
+				}
+				x := next()
+				if len(again) > 0 {
+					c.st.setValue("unread-again:"+c.user, again)
+				}
+				return x
+			}),
+			onSuccess("getUnreadItems", func(c *call, x *reply) {
+				v, ok := c.st.value("unread-again:" + c.user)
+				m, isMap := x.get().(map[string]any)
+				if !ok || !isMap {
+					return
+				}
+				chat := asList(m["chat"])
+				for _, id := range v.([]string) {
+					if !containsAny(chat, id) {
+						chat = append(chat, id)
+					}
+				}
+				m["chat"] = chat
+			})),
+	}
+}

@@ -1,0 +1,98 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/chatrooms/conformance/suites/model"
+)
+
+// The model of the API (package model) drives random sequences of
+// operations by every user of the write room and holds each answer to what
+// the description allows in the model's state. One check per area, each
+// judging its area's requirements, so a defect of one area does not hide
+// the others'.
+
+type modelArea struct {
+	text  string
+	reqs  []string
+	mix   model.Mix
+	steps int
+}
+
+var modelAreas = []modelArea{
+	{"sends, edits and reads by id keep to the model of the API over random sequences",
+		[]string{"MSG-SEND-200", "MSG-SEND-DEFAULTS", "MSG-SEND-EDITEDAT-NULL", "MSG-SEND-TEXT", "MSG-SEND-STATUS", "MSG-SEND-STORED",
+			"MSG-EDIT", "MSG-EDIT-EDITEDAT", "MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED", "MSG-GET-ONE", "MSG-ROOM-SCOPE", "MSG-TEXT-REQUIRED", "GEN-NO-5XX"},
+		model.Mix{model.Send: 4, model.SendNoText: 1, model.Edit: 4, model.EditNoText: 1, model.Get: 4, model.List: 1}, 30},
+	{"pages with every combination of cursors and limit keep to the model of the API over random sequences",
+		[]string{"MSG-LIST", "PAGE-LIMIT", "PAGE-UNIQUE", "PAGE-BEFOREID", "PAGE-BEFOREID-WALK", "PAGE-AFTERID", "PAGE-AROUNDID", "LIMIT-CAP", "GEN-NO-5XX"},
+		model.Mix{model.Send: 3, model.List: 6, model.Edit: 1}, 40},
+	{"unread state, marking read and readBy keep to the model of the API over random sequences",
+		[]string{"UNREAD-CHAT", "UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG", "GEN-NO-5XX"},
+		model.Mix{model.Send: 3, model.Mark: 3, model.Unread: 3, model.Get: 1, model.List: 1}, 30},
+}
+
+func modelSpecs(d decl) {
+	Describe("The model of the API", func() {
+		for _, a := range modelAreas {
+			d.it(a.text, reqs(a.reqs...), func(e *Env) { e.runModel(a) })
+		}
+	})
+}
+
+func (e *Env) runModel(a modelArea) {
+	GinkgoHelper()
+	room := e.writeRoom()
+	cfg := model.Config{Judge: a.reqs, Mix: a.mix, Seed: e.Seed, Steps: a.steps, Sequences: e.ModelSequences,
+		Eventually: e.Eventually, SoleWriter: e.SoleWriter, Marker: e.Marker()}
+	var err error
+	e.step("ROOM-LIST", func() { err = model.FromTarget(e.ctx, e.Client, e.Target, &cfg) })
+	if err == nil {
+		var rep *model.Report
+		rep, err = model.Run(e.ctx, cfg)
+		if rep != nil {
+			for i, ids := range rep.Unread { // leave nothing unread for the next run
+				e.left.mu.Lock()
+				reader := cfg.Users[i].Index
+				if e.left.ids[reader] == nil {
+					e.left.ids[reader] = map[string][]string{}
+				}
+				e.left.ids[reader][room] = append(e.left.ids[reader][room], ids...)
+				e.left.mu.Unlock()
+			}
+			e.judgeModel(a, rep)
+		}
+	}
+	var te *model.TransportError
+	if errors.As(err, &te) {
+		transportFailure(te.Err)
+	} else if err != nil {
+		Fail(err.Error())
+	}
+}
+
+func (e *Env) judgeModel(a modelArea, rep *model.Report) {
+	GinkgoHelper()
+	By(fmt.Sprintf("%d sequences, %d operations, %d requests; statements of %s applied", rep.Sequences, rep.Operations, rep.Requests, strings.Join(rep.Applied, ", ")))
+	if rep.Blocked != "" {
+		e.step(rep.Blocked, func() { Fail("the model needed an answer it could not use: " + rep.BlockedText) })
+	}
+	failed := ""
+	if rep.Finding != nil {
+		failed = rep.Finding.Requirement
+	}
+	for _, r := range rep.Applied {
+		if r != failed {
+			e.verifies(r, func() {})
+		}
+	}
+	if rep.Finding != nil {
+		e.verifies(failed, func() {
+			Fail(e.Client.Redactor().String(rep.Finding.String()))
+		})
+	}
+}

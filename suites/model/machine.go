@@ -1,0 +1,783 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+// wireMsg is a message as a server answers it; pointers tell an absent
+// field from a zero one.
+type wireMsg struct {
+	ID       string           `json:"id"`
+	Text     *string          `json:"text"`
+	Sent     string           `json:"sent"`
+	EditedAt *json.RawMessage `json:"editedAt"`
+	FromUser *struct {
+		ID string `json:"id"`
+	} `json:"fromUser"`
+	Unread *bool `json:"unread"`
+	ReadBy *int  `json:"readBy"`
+	V      *int  `json:"v"`
+	Status *bool `json:"status"`
+}
+
+func (w wireMsg) edited() (present, null bool) {
+	if w.EditedAt == nil {
+		return false, false
+	}
+	return true, string(*w.EditedAt) == "null"
+}
+
+func (w wireMsg) sentTime() time.Time {
+	t, err := time.Parse(time.RFC3339Nano, w.Sent)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+type unreadItems struct {
+	Chat []string `json:"chat"`
+}
+
+// violation ends a sequence: the answer broke a statement the model
+// applied.
+type violation struct {
+	req, text string
+}
+
+// pending is a mismatch the lag allowed for eventual state may still
+// explain: a read that raised it is made again until it settles.
+type pending struct{}
+
+// blocked ends a sequence: an answer the sequence needed could not be
+// used, and the requirement it broke is not one this run judges.
+type blocked struct {
+	req, text string
+}
+
+// aborted ends the run: the target gave no answer to judge.
+type aborted struct{ err error }
+
+// machine runs one sequence against the target and holds the model.
+type machine struct {
+	ctx   context.Context
+	cfg   *Config
+	st    *state
+	judge map[string]bool
+	// applied are the requirements a judgement was applied for.
+	applied map[string]bool
+	steps   []string // what ran, one line per operation
+	last    []*client.Exchange
+	sent    map[int][]string // ids each user sent
+	// settleStart is when the read under way was first made (see settle).
+	settleStart time.Time
+	reqs        int
+}
+
+func (m *machine) now() time.Time { return time.Now() }
+
+// check applies a statement of requirement req: when ok is false the
+// sequence stops with a violation, if this run judges req.
+func (m *machine) check(req string, ok bool, format string, args ...any) {
+	if !m.judge[req] {
+		return
+	}
+	m.applied[req] = true
+	if !ok {
+		panic(violation{req: req, text: fmt.Sprintf(format, args...)})
+	}
+}
+
+// eventually applies a statement about state that may lag a write: while
+// the expectation is not settled a mismatch sends the read round again.
+func (m *machine) eventually(req string, settled, ok bool, format string, args ...any) {
+	if !m.settleStart.IsZero() && time.Since(m.settleStart) > m.cfg.Eventually+time.Second {
+		settled = true // a read that has waited out the lag sees the state as it is
+	}
+	if !ok && !settled {
+		panic(pending{})
+	}
+	if settled {
+		m.check(req, ok, format, args...)
+	}
+}
+
+func (m *machine) need(req string, ok bool, format string, args ...any) {
+	m.check(req, ok, format, args...)
+	if !ok {
+		panic(blocked{req: req, text: fmt.Sprintf(format, args...)})
+	}
+}
+
+func (m *machine) user(o op) int { return o.User % len(m.cfg.Users) }
+
+func (m *machine) do(u int, r client.Request) *client.Response {
+	r.Token = m.cfg.Users[u].Token
+	resp, err := m.cfg.Client.Do(m.ctx, r)
+	m.reqs++
+	if err != nil {
+		panic(aborted{err})
+	}
+	if resp.Exchange != nil {
+		m.last = append(m.last, resp.Exchange)
+		if len(m.last) > 6 {
+			m.last = m.last[1:]
+		}
+	}
+	return resp
+}
+
+func ok2xx(s int) bool { return s >= 200 && s < 300 }
+
+// noServerError holds an answer to a request whose outcome the
+// description leaves open: anything but a server error.
+func (m *machine) noServerError(resp *client.Response, what string) {
+	m.check("GEN-NO-5XX", resp.Status < 500, "%s answered %d: a server error is never the answer to a client's request", what, resp.Status)
+}
+
+func messagesPath(room string) string { return "/v1/rooms/" + url.PathEscape(room) + "/chatMessages" }
+func messagePath(room, id string) string {
+	return messagesPath(room) + "/" + url.PathEscape(id)
+}
+
+func (m *machine) unreadPath(u int, room string) string {
+	return "/v1/user/" + url.PathEscape(m.cfg.Users[u].ID) + "/rooms/" + url.PathEscape(room) + "/unreadItems"
+}
+
+// otherRoom is a room of user u besides the write room ("" when none).
+func (m *machine) otherRoom(u int) string {
+	if u < len(m.cfg.OtherRooms) {
+		return m.cfg.OtherRooms[u]
+	}
+	return ""
+}
+
+// pick resolves a message of the sequence ("nil" when it has sent none).
+func (m *machine) pick(a Anchor, p int) *msg {
+	n := len(m.st.msgs)
+	if n == 0 {
+		return nil
+	}
+	switch a {
+	case Oldest:
+		return m.st.msgs[0]
+	case Newest:
+		return m.st.msgs[n-1]
+	}
+	return m.st.msgs[p%n]
+}
+
+// missingID is an id no message of the run has: a known id with its last
+// character changed (same length and alphabet), or a made-up one.
+func (m *machine) missingID() string {
+	if len(m.st.msgs) == 0 {
+		return "000000000000000000000000"
+	}
+	id := []byte(m.st.msgs[len(m.st.msgs)-1].id)
+	for _, c := range []byte("0123456789abcdefABCDEF") {
+		id[len(id)-1] = c
+		if _, known := m.st.byID[string(id)]; !known {
+			return string(id)
+		}
+	}
+	return "000000000000000000000000"
+}
+
+func (m *machine) text(o op) string {
+	return fmt.Sprintf("%s %d %s", m.cfg.Marker, len(m.steps), texts[o.Text%len(texts)])
+}
+
+// run executes one operation.
+func (m *machine) run(o op) {
+	o.User = m.user(o)
+	m.steps = append(m.steps, o.String())
+	switch o.Kind {
+	case Get, List, Unread:
+		m.settle(o)
+	case Send:
+		m.send(o)
+	case SendNoText:
+		m.sendNoText(o)
+	case Edit:
+		m.edit(o)
+	case EditNoText:
+		m.editNoText(o)
+	case Mark:
+		m.mark(o)
+	}
+}
+
+// settle runs a read until what it shows of eventual state has settled:
+// a mismatch the lag may explain sends it round again, at most until the
+// lag has passed since the write, when the mismatch is a violation.
+func (m *machine) settle(o op) {
+	m.settleStart = time.Now()
+	defer func() { m.settleStart = time.Time{} }()
+	for {
+		if m.read(o) {
+			return
+		}
+		select {
+		case <-m.ctx.Done():
+			panic(aborted{m.ctx.Err()})
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// read makes one read; false when it met a pending mismatch.
+func (m *machine) read(o op) (done bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(pending); !ok {
+				panic(r)
+			}
+			done = false
+		}
+	}()
+	switch o.Kind {
+	case Get:
+		m.get(o)
+	case List:
+		m.list(o)
+	case Unread:
+		m.unread(o)
+	}
+	return true
+}
+
+func decode[T any](resp *client.Response) (T, bool) {
+	var v T
+	if !ok2xx(resp.Status) || json.Unmarshal(resp.Body, &v) != nil {
+		return v, false
+	}
+	return v, true
+}
+
+func (m *machine) send(o op) {
+	u := m.user(o)
+	text := m.text(o)
+	body := map[string]any{"text": text}
+	switch o.Status {
+	case 1:
+		body["status"] = true
+	case 2:
+		body["status"] = false
+	}
+	resp := m.do(u, client.Request{Method: http.MethodPost, Path: messagesPath(m.cfg.WriteRoom), Body: body})
+	m.check("MSG-SEND-200", resp.Status == http.StatusOK, "a valid send answered %d, not 200", resp.Status)
+	w, ok := decode[wireMsg](resp)
+	m.need("MSG-SEND-200", ok && w.ID != "", "a valid send answered %d without a usable message", resp.Status)
+	_, dup := m.st.byID[w.ID]
+	m.check("MSG-SEND-STORED", !dup, "a send answered the id %s of a message sent before it", w.ID)
+	m.check("MSG-SEND-TEXT", w.Text != nil && *w.Text == text, "the send answer's text is %s, not the text sent %q", quote(w.Text), text)
+	m.check("MSG-SEND-TEXT", w.FromUser == nil || w.FromUser.ID == m.cfg.Users[u].ID, "the send answer's fromUser is %s, not the sender %s", fromID(w), m.cfg.Users[u].ID)
+	m.check("MSG-SEND-DEFAULTS", w.V == nil || *w.V == 1, "a new message has v %s, not 1", intp(w.V))
+	m.check("MSG-SEND-DEFAULTS", w.ReadBy == nil || *w.ReadBy == 0, "a new message has readBy %s, not 0", intp(w.ReadBy))
+	m.check("MSG-SEND-DEFAULTS", w.Unread == nil || !*w.Unread, "a new message is unread for its own sender")
+	present, null := w.edited()
+	m.check("MSG-SEND-EDITEDAT-NULL", !present || null, "a new message has editedAt %s, not null", editedText(w))
+	want := o.Status == 1
+	m.check("MSG-SEND-STATUS", w.Status == nil && !want || w.Status != nil && *w.Status == want,
+		"sent with %s, the message's status is %s", [...]string{"no status field", "status true", "status false"}[o.Status], boolp(w.Status))
+	if dup {
+		return
+	}
+	now := m.now()
+	m.st.add(&msg{id: w.ID, text: text, from: u, status: want, v: 1, sent: w.sentTime(),
+		read: map[int]time.Time{}, unknown: map[int]bool{}, acked: now, changed: now})
+	m.sent[u] = append(m.sent[u], w.ID)
+}
+
+func (m *machine) sendNoText(o op) {
+	u := m.user(o)
+	body := map[string]any{}
+	if o.Status == 1 {
+		body["status"] = true
+	}
+	newest := ""
+	if top := m.page(u, url.Values{"limit": {"1"}}); len(top) == 1 {
+		newest = top[0].ID
+	}
+	resp := m.do(u, client.Request{Method: http.MethodPost, Path: messagesPath(m.cfg.WriteRoom), Body: body, Invalid: true})
+	m.noServerError(resp, "a send without text")
+	m.check("MSG-TEXT-REQUIRED", !ok2xx(resp.Status), "a send without the required text answered %d", resp.Status)
+	if w, ok := decode[wireMsg](resp); ok && w.ID != "" {
+		// Accepted although it must not be: learn the message, so the rest
+		// of the sequence is judged against what the server holds.
+		text := ""
+		if w.Text != nil {
+			text = *w.Text
+		}
+		now := m.now()
+		m.st.add(&msg{id: w.ID, text: text, from: u, v: 1, sent: w.sentTime(), read: map[int]time.Time{}, unknown: map[int]bool{}, acked: now, changed: now})
+		m.sent[u] = append(m.sent[u], w.ID)
+		return
+	}
+	// Refused: nothing may have been stored, so the room's newest message
+	// is the one it was just before (as a refused generated request, this
+	// reads the room around the request and no other writer is expected in
+	// between).
+	if top := m.page(u, url.Values{"limit": {"1"}}); len(top) == 1 && !ok2xx(resp.Status) {
+		_, known := m.st.byID[top[0].ID]
+		m.check("MSG-TEXT-REQUIRED", top[0].ID == newest || known, "a send without text was refused (%d), yet the room's newest message is now %s, not %s", resp.Status, top[0].ID, newest)
+	}
+}
+
+// page reads a page the model needs, without judging it as a List.
+func (m *machine) page(u int, q url.Values) []wireMsg {
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+	ms, ok := decode[[]wireMsg](resp)
+	m.need("MSG-LIST", ok, "listing the room answered %d without a usable page", resp.Status)
+	return ms
+}
+
+func (m *machine) edit(o op) {
+	u := m.user(o)
+	target := m.pick(o.Anchor, o.Picks[0])
+	if target == nil {
+		return
+	}
+	room, other := m.cfg.WriteRoom, false
+	if o.Other && m.otherRoom(u) != "" {
+		room, other = m.otherRoom(u), true
+	}
+	text := m.text(o)
+	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(room, target.id), Body: map[string]any{"text": text}})
+	switch {
+	case other:
+		m.noServerError(resp, "an edit through another room")
+		m.check("MSG-ROOM-SCOPE", !ok2xx(resp.Status), "editing message %s of the write room through the path of room %s answered %d, as if it were that room's", target.id, room, resp.Status)
+	case target.from == u:
+		m.check("MSG-EDIT", ok2xx(resp.Status), "the author's edit of their own message answered %d", resp.Status)
+	default: // another user's message: the description does not say who may edit
+		m.noServerError(resp, "an edit of another user's message")
+	}
+	if !ok2xx(resp.Status) {
+		target.refused = ""
+		if other {
+			target.refused = "MSG-ROOM-SCOPE"
+		}
+		return
+	}
+	w, ok := decode[wireMsg](resp)
+	m.need("MSG-EDIT", ok && w.ID != "", "an edit answered %d without a usable message", resp.Status)
+	m.check("MSG-EDIT", w.ID == target.id, "editing %s answered message %s", target.id, w.ID)
+	m.check("MSG-EDIT", w.Text != nil && *w.Text == text, "the edit answer's text is %s, not the new text %q", quote(w.Text), text)
+	present, null := w.edited()
+	m.check("MSG-EDIT-EDITEDAT", present && !null, "after an edit, editedAt is %s", editedText(w))
+	want := target.v + 1
+	if m.cfg.SoleWriter {
+		m.check("MSG-EDIT-V-INC", w.V == nil || *w.V == want, "an edit of a message at v %d answered v %s, not %d", target.v, intp(w.V), want)
+	} else {
+		m.check("MSG-EDIT-V-INC", w.V == nil || *w.V >= want, "an edit of a message at v %d answered v %s", target.v, intp(w.V))
+	}
+	target.text, target.v, target.refused, target.changed = text, want, "", m.now()
+	if w.V != nil && *w.V > want {
+		target.v = *w.V
+	}
+}
+
+func (m *machine) editNoText(o op) {
+	u := m.user(o)
+	target := m.pick(o.Anchor, o.Picks[0])
+	if target == nil {
+		return
+	}
+	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(m.cfg.WriteRoom, target.id), Body: map[string]any{}, Invalid: true})
+	m.noServerError(resp, "an edit without text")
+	m.check("MSG-TEXT-REQUIRED", !ok2xx(resp.Status), "an edit without the required text answered %d", resp.Status)
+	if w, ok := decode[wireMsg](resp); ok && w.ID == target.id {
+		if w.Text != nil {
+			target.text = *w.Text
+		}
+		if w.V != nil {
+			target.v = *w.V
+		}
+		target.changed = m.now()
+		return
+	}
+	target.refused = "MSG-TEXT-REQUIRED"
+}
+
+func (m *machine) get(o op) {
+	u := m.user(o)
+	target := m.pick(o.Anchor, o.Picks[0])
+	id := m.missingID()
+	if target != nil && o.Anchor != Missing {
+		id = target.id
+	} else {
+		target = nil
+	}
+	room := m.cfg.WriteRoom
+	if o.Other && m.otherRoom(u) != "" {
+		room = m.otherRoom(u)
+		resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagePath(room, id)})
+		m.noServerError(resp, "reading a message through another room")
+		if w, ok := decode[wireMsg](resp); ok && target != nil {
+			m.check("MSG-ROOM-SCOPE", w.ID != id, "reading message %s of the write room through the path of room %s answered it (%d), as if it were that room's", id, room, resp.Status)
+		}
+		return
+	}
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagePath(room, id)})
+	if target == nil {
+		m.noServerError(resp, "reading an id no message has")
+		if w, ok := decode[wireMsg](resp); ok {
+			m.check("MSG-GET-ONE", w.ID == id, "reading id %s, which no message has, answered message %s", id, w.ID)
+		}
+		return
+	}
+	settled := target.settled(m.now(), m.cfg.Eventually)
+	m.eventually("MSG-SEND-STORED", settled || target.v > 1, resp.Status != http.StatusNotFound && resp.Status != http.StatusGone,
+		"message %s, whose send was acknowledged, is not found (%d)", id, resp.Status)
+	m.eventually("MSG-GET-ONE", settled || target.v > 1, ok2xx(resp.Status), "reading message %s of the room answered %d", id, resp.Status)
+	w, ok := decode[wireMsg](resp)
+	m.need("MSG-GET-ONE", ok, "reading message %s answered %d without a usable message", id, resp.Status)
+	m.check("MSG-GET-ONE", w.ID == id, "reading message %s answered message %s", id, w.ID)
+	m.judgeMsg(u, target, w, "read by id")
+}
+
+// judgeMsg holds a message as answered to user u to what the model knows.
+func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
+	now := m.now()
+	textReq, vReq := "MSG-SEND-STORED", "MSG-EDIT-PERSISTED"
+	if k.v > 1 {
+		textReq = "MSG-EDIT-PERSISTED"
+	}
+	if k.refused != "" {
+		textReq, vReq = k.refused, k.refused
+	}
+	settled := k.settled(now, m.cfg.Eventually)
+	if w.Text != nil {
+		m.eventually(textReq, settled, *w.Text == k.text || !m.cfg.SoleWriter && w.V != nil && *w.V > k.v,
+			"message %s (%s) has text %q; the model holds %q (v %d)", k.id, where, *w.Text, k.text, k.v)
+	}
+	if w.V != nil {
+		switch {
+		case *w.V < k.v:
+			m.eventually("MSG-EDIT-PERSISTED", settled, false, "message %s (%s) is at v %d; %d edit(s) were acknowledged, so it is at v %d", k.id, where, *w.V, k.v-1, k.v)
+		case *w.V > k.v && m.cfg.SoleWriter:
+			m.check(vReq, false, "message %s (%s) is at v %d; only %d edit(s) were accepted, so it is at v %d", k.id, where, *w.V, k.v-1, k.v)
+		}
+	}
+	if present, null := w.edited(); present {
+		if w.V != nil && *w.V == 1 {
+			m.check("MSG-SEND-EDITEDAT-NULL", null, "message %s (%s) is at v 1 with editedAt %s", k.id, where, editedText(w))
+		}
+		if k.v > 1 {
+			m.eventually("MSG-EDIT-PERSISTED", settled, !null, "message %s (%s) was edited, yet its editedAt is null", k.id, where)
+		}
+	}
+	m.check("MSG-SEND-STATUS", w.Status == nil && !k.status || w.Status != nil && *w.Status == k.status,
+		"message %s (%s) has status %s; it was sent with status %v", k.id, where, boolp(w.Status), k.status)
+	if w.Unread != nil && !k.unknown[u] {
+		read, settled := k.readFor(u, now, m.cfg.Eventually)
+		m.eventually("UNREAD-FLAG", settled, *w.Unread == !read, "message %s (%s) is unread %v for user %d, who %s", k.id, where, *w.Unread, u+1, readWords(k, u, read))
+	}
+	if w.ReadBy != nil {
+		low, high := k.readByBounds(now, m.cfg.Eventually, len(m.cfg.Users), m.cfg.SoleWriter)
+		m.check("UNREAD-READBY", *w.ReadBy >= low, "message %s (%s) has readBy %d, yet %d other user(s) marked it read", k.id, where, *w.ReadBy, low)
+		m.check("UNREAD-READBY", high < 0 || *w.ReadBy <= high, "message %s (%s) has readBy %d, yet at most %d user(s) besides its sender can have read it", k.id, where, *w.ReadBy, high)
+	}
+}
+
+func readWords(k *msg, u int, read bool) string {
+	switch {
+	case k.from == u:
+		return "sent it"
+	case read:
+		return "marked it read"
+	}
+	return "has not marked it read"
+}
+
+func (m *machine) list(o op) {
+	u := m.user(o)
+	q := url.Values{}
+	if o.Limit > 0 {
+		q.Set("limit", strconv.Itoa(o.Limit))
+	}
+	anchor := m.pick(o.Anchor, o.Picks[0])
+	if o.Anchor == Missing {
+		anchor = nil
+	}
+	cursorID := m.missingID()
+	if anchor != nil {
+		cursorID = anchor.id
+	}
+	var older *msg // BeforeAndAfter: afterId names an older message than beforeId
+	cursor := o.Cursor
+	if len(m.st.msgs) == 0 && cursor != NoCursor {
+		anchor = nil
+	}
+	switch cursor {
+	case BeforeID:
+		q.Set("beforeId", cursorID)
+	case AfterID:
+		q.Set("afterId", cursorID)
+	case AroundID:
+		q.Set("aroundId", cursorID)
+	case BeforeAndAfter:
+		if anchor == nil {
+			q.Set("beforeId", cursorID)
+			q.Set("afterId", m.missingID())
+			break
+		}
+		older = m.st.msgs[0]
+		if anchor == older && len(m.st.msgs) > 1 {
+			anchor = m.st.msgs[len(m.st.msgs)-1]
+		}
+		q.Set("beforeId", anchor.id)
+		q.Set("afterId", older.id)
+	}
+	defined := cursor == NoCursor || anchor != nil && cursor != BeforeAndAfter
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+	what := "GET " + messagesPath(m.cfg.WriteRoom) + "?" + q.Encode()
+	if !defined {
+		m.noServerError(resp, what)
+		if !ok2xx(resp.Status) {
+			return
+		}
+	} else {
+		req := [...]string{"MSG-LIST", "PAGE-BEFOREID", "PAGE-AFTERID", "PAGE-AROUNDID"}[cursor]
+		m.check(req, ok2xx(resp.Status), "%s, valid on the caller's own room, answered %d", what, resp.Status)
+	}
+	page, ok := decode[[]wireMsg](resp)
+	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
+	m.judgePage(u, o.Limit, cursor, anchor, older, page, what)
+}
+
+// judgePage holds a page to the model.
+func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, page []wireMsg, what string) {
+	if limit > 0 {
+		m.check("PAGE-LIMIT", len(page) <= limit, "%s holds %d messages", what, len(page))
+	}
+	m.check("LIMIT-CAP", len(page) <= 100, "%s holds %d messages, more than 100", what, len(page))
+	seen := map[string]bool{}
+	refs := make([]ref, 0, len(page))
+	for _, w := range page {
+		m.check("PAGE-UNIQUE", !seen[w.ID], "%s holds message %s twice", what, w.ID)
+		seen[w.ID] = true
+		k := m.st.byID[w.ID]
+		refs = append(refs, ref{id: w.ID, known: k, sent: w.sentTime()})
+		if k != nil {
+			m.judgeMsg(u, k, w, "in "+what)
+		}
+	}
+	if anchor == nil && cursor != NoCursor {
+		return // a cursor the run does not know: nothing else is stated
+	}
+	sole := m.cfg.SoleWriter
+	a := ref{}
+	if anchor != nil {
+		a = ref{id: anchor.id, known: anchor, sent: anchor.sent}
+	}
+	// known lists the sequence's messages that the page may hold, and
+	// short is the requirement a page short of them breaks.
+	var known []*msg
+	switch cursor {
+	case NoCursor:
+		known = m.st.msgs
+	case BeforeID, BeforeAndAfter:
+		m.check("PAGE-BEFOREID", !seen[anchor.id], "%s holds its own cursor", what)
+		for _, r := range refs {
+			isBefore, ok := m.st.before(r, a, sole)
+			m.check("PAGE-BEFOREID", !ok || isBefore, "%s holds message %s, which is not before %s", what, r.id, anchor.id)
+		}
+		known = m.st.msgs[:anchor.seq]
+		if cursor == BeforeAndAfter {
+			o := ref{id: older.id, known: older, sent: older.sent}
+			m.check("PAGE-AFTERID", !seen[older.id], "%s holds its own afterId cursor", what)
+			for _, r := range refs {
+				isBefore, ok := m.st.before(o, r, sole)
+				m.check("PAGE-AFTERID", !ok || isBefore, "%s holds message %s, which is not after %s", what, r.id, older.id)
+			}
+			return
+		}
+	case AfterID:
+		m.check("PAGE-AFTERID", !seen[anchor.id], "%s holds its own cursor", what)
+		for _, r := range refs {
+			isBefore, ok := m.st.before(a, r, sole)
+			m.check("PAGE-AFTERID", !ok || isBefore, "%s holds message %s, which is not after %s", what, r.id, anchor.id)
+		}
+		after := m.st.msgs[anchor.seq+1:]
+		want := len(after)
+		if limit > 0 {
+			want = min(want, limit)
+		} else {
+			want = min(want, 1)
+		}
+		settled := true
+		for _, k := range after {
+			settled = settled && (k.settled(m.now(), m.cfg.Eventually) || k.v > 1)
+		}
+		m.eventually("PAGE-AFTERID", settled, len(page) >= want, "%s holds %d message(s), yet %d message(s) of this run follow %s", what, len(page), len(after), anchor.id)
+		return
+	case AroundID:
+		m.eventually("PAGE-AROUNDID", anchor.settled(m.now(), m.cfg.Eventually) || anchor.v > 1, seen[anchor.id], "%s leaves out its anchor", what)
+		if limit == 1 {
+			m.check("PAGE-AROUNDID", len(page) == 1, "%s holds %d messages besides its anchor", what, len(page)-1)
+		}
+		// A window: no message of the run between the anchor and a message
+		// of the page is left out.
+		for _, r := range refs {
+			if r.known == nil {
+				continue
+			}
+			lo, hi := min(r.known.seq, anchor.seq), max(r.known.seq, anchor.seq)
+			for _, k := range m.st.msgs[lo:hi] {
+				m.eventually("PAGE-AROUNDID", k.settled(m.now(), m.cfg.Eventually) || k.v > 1, seen[k.id], "%s holds %s but leaves out %s, which lies between it and the anchor", what, r.id, k.id)
+			}
+		}
+		return
+	}
+	// No cursor or beforeId: the page is the newest messages before the
+	// cursor, so none of the run's is skipped, and a short page is the last.
+	now := m.now()
+	for _, k := range known {
+		if seen[k.id] {
+			continue
+		}
+		settled := k.settled(now, m.cfg.Eventually) || k.v > 1
+		if limit > 0 {
+			m.eventually("PAGE-BEFOREID-WALK", settled, len(page) >= limit, "%s holds %d message(s), fewer than its limit, yet leaves out %s of this run; a short page ends a walk", what, len(page), k.id)
+		}
+		kr := ref{id: k.id, known: k, sent: k.sent}
+		for _, r := range refs {
+			isBefore, ok := m.st.before(r, kr, sole)
+			m.eventually("PAGE-BEFOREID-WALK", settled, !ok || !isBefore, "%s holds %s but leaves out the newer %s: a walk would skip it", what, r.id, k.id)
+		}
+	}
+}
+
+func (m *machine) mark(o op) {
+	u := m.user(o)
+	room, other := m.cfg.WriteRoom, false
+	if o.Other && m.otherRoom(u) != "" {
+		room, other = m.otherRoom(u), true
+	}
+	var ids []string
+	var named []*msg
+	if o.Anchor == Missing || len(m.st.msgs) == 0 {
+		ids = []string{m.missingID()}
+	} else {
+		for i, p := range o.Picks {
+			k := m.pick(Middle, p)
+			if i == 0 {
+				k = m.pick(o.Anchor, p)
+			}
+			if !slices.Contains(named, k) {
+				named = append(named, k)
+				ids = append(ids, k.id)
+			}
+		}
+	}
+	now := m.now()
+	fresh := len(named) > 0 // every id names a message unread for u
+	for _, k := range named {
+		if read, _ := k.readFor(u, now, 0); read || k.unknown[u] {
+			fresh = false
+		}
+	}
+	resp := m.do(u, client.Request{Method: http.MethodPost, Path: m.unreadPath(u, room), Body: map[string]any{"chat": ids}})
+	m.noServerError(resp, "marking read")
+	if fresh && !other {
+		m.check("UNREAD-MARK-READ", ok2xx(resp.Status), "marking read %d message(s) unread for user %d answered %d", len(ids), u+1, resp.Status)
+	}
+	for _, k := range named {
+		switch {
+		case k.from == u:
+			if ok2xx(resp.Status) && !other {
+				k.ownRead = true
+			}
+		case other:
+			if _, read := k.read[u]; !read {
+				k.unknown[u] = true
+			}
+		case ok2xx(resp.Status):
+			if _, read := k.read[u]; !read {
+				k.read[u] = now
+			}
+			delete(k.unknown, u)
+		case !fresh: // refused with ids already read among them: unknown
+			if _, read := k.read[u]; !read {
+				k.unknown[u] = true
+			}
+		}
+	}
+}
+
+func (m *machine) unread(o op) {
+	u := m.user(o)
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: m.unreadPath(u, m.cfg.WriteRoom)})
+	m.check("UNREAD-CHAT", ok2xx(resp.Status), "reading user %d's unread items of the write room answered %d", u+1, resp.Status)
+	items, ok := decode[unreadItems](resp)
+	m.need("UNREAD-CHAT", ok, "reading unread items answered %d without a usable object", resp.Status)
+	in := map[string]bool{}
+	for _, id := range items.Chat {
+		in[id] = true
+	}
+	now := m.now()
+	for _, k := range m.st.msgs {
+		if k.unknown[u] {
+			continue // marked read through another room: either state is allowed
+		}
+		read, settled := k.readFor(u, now, m.cfg.Eventually)
+		if read && !settled && !in[k.id] || !read && !settled && in[k.id] {
+			continue // already as it will be
+		}
+		switch {
+		case k.from == u:
+			m.check("UNREAD-CHAT", !in[k.id], "user %d's unread items list %s, which that user sent", u+1, k.id)
+		case read:
+			m.eventually("UNREAD-MARK-READ", settled, !in[k.id], "user %d's unread items list %s, which that user marked read", u+1, k.id)
+		default:
+			m.eventually("UNREAD-CHAT", settled, in[k.id], "user %d's unread items leave out %s, which user %d sent and user %d has not marked read", u+1, k.id, k.from+1, u+1)
+		}
+	}
+}
+
+func quote(s *string) string {
+	if s == nil {
+		return "absent"
+	}
+	return strconv.Quote(*s)
+}
+
+func intp(i *int) string {
+	if i == nil {
+		return "absent"
+	}
+	return strconv.Itoa(*i)
+}
+
+func boolp(b *bool) string {
+	if b == nil {
+		return "absent"
+	}
+	return strconv.FormatBool(*b)
+}
+
+func fromID(w wireMsg) string {
+	if w.FromUser == nil {
+		return "absent"
+	}
+	return w.FromUser.ID
+}
+
+func editedText(w wireMsg) string {
+	if w.EditedAt == nil {
+		return "absent"
+	}
+	return strings.TrimSpace(string(*w.EditedAt))
+}

@@ -1,0 +1,183 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/bundled"
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+var allJudged = []string{
+	"MSG-SEND-200", "MSG-SEND-DEFAULTS", "MSG-SEND-EDITEDAT-NULL", "MSG-SEND-TEXT", "MSG-SEND-STATUS", "MSG-SEND-STORED",
+	"MSG-EDIT", "MSG-EDIT-EDITEDAT", "MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED", "MSG-GET-ONE", "MSG-ROOM-SCOPE", "MSG-TEXT-REQUIRED",
+	"MSG-LIST", "PAGE-LIMIT", "PAGE-UNIQUE", "PAGE-BEFOREID", "PAGE-BEFOREID-WALK", "PAGE-AFTERID", "PAGE-AROUNDID", "LIMIT-CAP",
+	"UNREAD-CHAT", "UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG", "GEN-NO-5XX",
+}
+
+var everything = Mix{Send: 4, SendNoText: 1, Edit: 3, EditNoText: 1, Get: 3, List: 6, Mark: 3, Unread: 3}
+
+// rewrite is a fault planted on the client's side of the wire: it sees
+// each request and may change the answer.
+type rewrite func(req *http.Request, status int, body []byte) (int, []byte)
+
+type faulty struct {
+	next http.RoundTripper
+	f    rewrite
+}
+
+func (t faulty) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || t.f == nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	status, body := t.f(req, resp.StatusCode, body)
+	resp.StatusCode, resp.Body, resp.ContentLength = status, io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
+
+func run(t *testing.T, f rewrite, seed uint64) *Report { return runMix(t, f, seed, everything) }
+
+func runMix(t *testing.T, f rewrite, seed uint64, mix Mix) *Report {
+	t.Helper()
+	srv, err := bundled.Start(7, reference.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	d := srv.Target
+	cc, err := d.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.HTTP.Transport = faulty{next: cc.HTTP.Transport, f: f}
+	t.Cleanup(cc.HTTP.CloseIdleConnections)
+	doc, err := spec.Load(spec.Core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.Validator, err = doc.NewValidator(d.MountPath()); err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := d.Discover(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Judge: allJudged, Mix: mix, Seed: seed, Eventually: time.Second, SoleWriter: true, Marker: "mdl"}
+	if err := FromTarget(ctx, c, d, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestReferencePasses(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		rep := run(t, nil, seed)
+		if rep.Finding != nil || rep.Blocked != "" {
+			t.Fatalf("seed %d: the reference server breaks the model: %+v\n%s", seed, rep, rep.Finding)
+		}
+		t.Logf("seed %d: %d sequences, %d operations, %d requests; applied %d requirements", seed, rep.Sequences, rep.Operations, rep.Requests, len(rep.Applied))
+		if len(rep.Applied) < len(allJudged)-1 {
+			t.Errorf("seed %d: only %d of %d requirements applied: %v", seed, len(rep.Applied), len(allJudged), rep.Applied)
+		}
+	}
+}
+
+// jsonEdit rewrites a JSON object answer of the matching requests.
+func jsonEdit(match func(*http.Request) bool, edit func(map[string]any)) rewrite {
+	return func(req *http.Request, status int, body []byte) (int, []byte) {
+		if !match(req) {
+			return status, body
+		}
+		var m map[string]any
+		if json.Unmarshal(body, &m) != nil {
+			return status, body
+		}
+		edit(m)
+		out, _ := json.Marshal(m)
+		return status, out
+	}
+}
+
+func isSend(r *http.Request) bool {
+	return r.Method == "POST" && strings.HasSuffix(r.URL.Path, "/chatMessages")
+}
+
+func TestFaultsAreCaught(t *testing.T) {
+	var n atomic.Int64
+	cases := []struct {
+		name, req string
+		f         rewrite
+	}{
+		{"send v 0", "MSG-SEND-DEFAULTS", jsonEdit(isSend, func(m map[string]any) { m["v"] = 0 })},
+		{"status false read as true", "MSG-SEND-STATUS", jsonEdit(isSend, func(m map[string]any) { m["status"] = true })},
+		{"aroundId with limit=1 is a 500", "PAGE-AROUNDID", func(r *http.Request, s int, b []byte) (int, []byte) {
+			q := r.URL.Query()
+			if q.Get("aroundId") != "" && q.Get("limit") == "1" {
+				return 500, []byte(`{"error":"boom"}`)
+			}
+			return s, b
+		}},
+		{"unread true on one send answer in five", "MSG-SEND-DEFAULTS", jsonEdit(isSend, func(m map[string]any) {
+			if n.Add(1)%5 == 0 {
+				m["unread"] = true
+			}
+		})},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep := run(t, c.f, 1)
+			if rep.Finding == nil {
+				t.Fatalf("not caught: %+v", rep)
+			}
+			if rep.Finding.Requirement != c.req {
+				t.Errorf("caught under %s, not %s:\n%s", rep.Finding.Requirement, c.req, rep.Finding)
+			}
+			t.Logf("%s\n%s", rep.Finding.Requirement, rep.Finding)
+		})
+	}
+}
+
+func TestShortBeforePage(t *testing.T) {
+	f := func(r *http.Request, s int, b []byte) (int, []byte) {
+		q := r.URL.Query()
+		n := len(q.Get("limit"))
+		if q.Get("beforeId") == "" || q.Get("afterId") != "" || n == 0 || q.Get("limit") > "5" || q.Get("limit") < "2" || n > 1 {
+			return s, b
+		}
+		var l []json.RawMessage
+		if json.Unmarshal(b, &l) == nil && len(l) > 1 {
+			out, _ := json.Marshal(l[1:])
+			return s, out
+		}
+		return s, b
+	}
+	rep := runMix(t, f, 1, Mix{Send: 3, List: 6, Edit: 1})
+	if rep.Finding == nil || rep.Finding.Requirement != "PAGE-BEFOREID-WALK" {
+		t.Fatalf("not caught under PAGE-BEFOREID-WALK: %+v", rep)
+	}
+	t.Log(rep.Finding)
+}

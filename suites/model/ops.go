@@ -1,0 +1,173 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// Kind is a kind of operation the model drives.
+type Kind int
+
+const (
+	Send       Kind = iota // POST a message (status absent, true or false)
+	SendNoText             // POST a message body without its required text
+	Edit                   // PUT a new text (own or another's message, own room or another)
+	EditNoText             // PUT a body without its required text
+	Get                    // GET one message (own room, another room, an id that does not exist)
+	List                   // GET a page: every combination of cursors and limit
+	Mark                   // POST unreadItems: one or several ids, read ones, another room's path
+	Unread                 // GET unreadItems
+	kinds
+)
+
+var kindNames = [...]string{"send", "send-no-text", "edit", "edit-no-text", "get", "list", "mark-read", "unread"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Cursor is the cursor combination of a List.
+type Cursor int
+
+const (
+	NoCursor Cursor = iota
+	BeforeID
+	AfterID
+	AroundID
+	BeforeAndAfter
+	cursors
+)
+
+// Anchor says which message a cursor or a pick names.
+type Anchor int
+
+const (
+	Oldest Anchor = iota
+	Newest
+	Middle
+	Missing // an id no message has
+	anchors
+)
+
+var anchorNames = [...]string{"oldest", "newest", "a middle message", "an id no message has"}
+
+// limits drawn for a List: 0 leaves the parameter out.
+var limits = []int{0, 1, 2, 3, 5, 10, 100}
+
+// op is one drawn operation. Messages are named relative to what the
+// sequence has sent when the operation runs (pick is an index taken modulo
+// their number), so any sub-sequence of a sequence is a sequence too: the
+// shrinker removes operations freely.
+type op struct {
+	Kind   Kind
+	User   int // index among Config.Users, taken modulo their number
+	Picks  []int
+	Anchor Anchor
+	Other  bool // through another room of the user
+	Status int  // Send: 0 absent, 1 true, 2 false
+	Text   int  // which text
+	Cursor Cursor
+	Limit  int
+}
+
+func (o op) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s by user %d", o.Kind, o.User+1)
+	switch o.Kind {
+	case Send:
+		fmt.Fprintf(&b, " (%s)", [...]string{"no status field", "status true", "status false"}[o.Status])
+	case Edit, EditNoText, Get:
+		fmt.Fprintf(&b, " of %s", anchorNames[o.Anchor])
+	case List:
+		fmt.Fprintf(&b, " (%s", [...]string{"no cursor", "beforeId", "afterId", "aroundId", "beforeId and afterId"}[o.Cursor])
+		if o.Cursor != NoCursor {
+			fmt.Fprintf(&b, " at %s", anchorNames[o.Anchor])
+		}
+		if o.Limit > 0 {
+			fmt.Fprintf(&b, ", limit %d", o.Limit)
+		}
+		b.WriteString(")")
+	case Mark:
+		if o.Anchor == Missing {
+			b.WriteString(" of an id no message has")
+		} else {
+			fmt.Fprintf(&b, " of %d id(s)", len(o.Picks))
+		}
+	}
+	if o.Other {
+		b.WriteString(" through another room")
+	}
+	return b.String()
+}
+
+// Mix weighs the operations a run draws.
+type Mix map[Kind]int
+
+// draw makes a sequence of n operations from r.
+func draw(r *rand.Rand, mix Mix, n int) []op {
+	total := 0
+	for k := Kind(0); k < kinds; k++ {
+		total += mix[k]
+	}
+	if total == 0 {
+		return nil
+	}
+	ops := make([]op, 0, n)
+	for i := range n {
+		x := r.IntN(total)
+		if i < n/4 && mix[Send] > 0 {
+			x = 0 // a sequence opens with sends, so its pages have messages of the run to judge
+			for k := Kind(0); k < Send; k++ {
+				x += mix[k]
+			}
+		}
+		k := Kind(0)
+		for ; k < kinds; k++ {
+			if x < mix[k] {
+				break
+			}
+			x -= mix[k]
+		}
+		o := op{Kind: k, User: r.IntN(8), Text: r.IntN(len(texts)), Anchor: Anchor(r.IntN(int(anchors)))}
+		o.Picks = []int{r.IntN(64)}
+		switch k {
+		case Send:
+			o.Status = r.IntN(3)
+		case Edit, Get:
+			o.Other = r.IntN(4) == 0
+			if o.Anchor == Missing && k == Edit {
+				o.Anchor = Middle
+			}
+		case EditNoText:
+			if o.Anchor == Missing {
+				o.Anchor = Newest
+			}
+		case List:
+			o.Cursor = Cursor(r.IntN(int(cursors)))
+			o.Limit = limits[r.IntN(len(limits))]
+			// Most cursors on real messages, the newest most: a cursor with
+			// many of the run's messages before it lets a page be judged
+			// whole.
+			o.Anchor = [...]Anchor{Newest, Newest, Newest, Newest, Middle, Middle, Middle, Oldest, Oldest, Missing}[r.IntN(10)]
+		case Mark:
+			o.Other = r.IntN(5) == 0
+			for range r.IntN(3) {
+				o.Picks = append(o.Picks, r.IntN(64))
+			}
+			if o.Anchor == Missing && r.IntN(2) == 0 {
+				o.Anchor = Middle
+			}
+		}
+		ops = append(ops, o)
+	}
+	return ops
+}
+
+// texts are what sends and edits write, besides the run marker: plain
+// words, characters HTML must escape, a link, several scripts.
+var texts = []string{
+	"plain words",
+	"fish & chips <b>not bold</b> \"quoted\" 'single'",
+	"see https://example.com/a?b=1&c=2 for more",
+	"ünïcödé ελληνικά 日本語 😀",
+	"two\nlines",
+}

@@ -1,0 +1,254 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+// User is a described user who may write in the write room.
+type User struct {
+	ID    string
+	Token string
+	// Index is the user's place among the described users (0: user 1).
+	Index int
+}
+
+// Config configures a run of the model against a target.
+type Config struct {
+	Client *client.Client
+	// Users are the described users who belong to the write room, user 1
+	// first: every operation is made by one of them.
+	Users     []User
+	WriteRoom string
+	// OtherRooms[i] is a room of Users[i] besides the write room, only
+	// read (and written through, to see a write refused): "" when none.
+	OtherRooms []string
+	// Judge names the requirements this run holds answers to; a statement
+	// of any other requirement is not applied (another run judges it).
+	Judge []string
+	// Mix weighs the operations drawn.
+	Mix Mix
+	// Seed fixes the sequences drawn: the same seed draws the same ones.
+	Seed uint64
+	// Sequences is how many sequences are drawn (default 4), each of Steps
+	// operations (default 30).
+	Sequences, Steps int
+	// ShrinkBudget bounds the requests spent shrinking a failing sequence
+	// (default 600).
+	ShrinkBudget int
+	// Eventually is how long unread state and readBy may lag a write.
+	Eventually time.Duration
+	// SoleWriter says nobody but this run writes to the write room, so
+	// messages the run did not send are older than every one it sent, and
+	// readBy and v are exact.
+	SoleWriter bool
+	// Marker is a word every text the run writes carries.
+	Marker string
+}
+
+// Finding is a statement of the description a sequence broke.
+type Finding struct {
+	Requirement string
+	// Statement says what the model expected and what came back.
+	Statement string
+	// Steps is the failing sequence, shrunk: one line per operation.
+	Steps []string
+	// Drawn is the length of the sequence as drawn, before shrinking.
+	Drawn int
+	// Exchanges are the last exchanges of the failing sequence, the
+	// failing one last.
+	Exchanges []*client.Exchange
+	// Sequence is the index of the failing sequence under Config.Seed.
+	Sequence int
+}
+
+func (f *Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nsequence %d of the model's draws (shrunk from %d to %d operations):\n", f.Statement, f.Sequence+1, f.Drawn, len(f.Steps))
+	for i, s := range f.Steps {
+		fmt.Fprintf(&b, "  %2d. %s\n", i+1, s)
+	}
+	if n := len(f.Exchanges); n > 0 {
+		x := f.Exchanges[n-1]
+		fmt.Fprintf(&b, "request:  %s %s %s\n", x.Method, x.URL, x.RequestBody)
+		fmt.Fprintf(&b, "response: %d %s\n", x.Status, cut(x.ResponseBody, 600))
+		if x.Reproduce != "" {
+			fmt.Fprintf(&b, "reproduce: %s\n", x.Reproduce)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Report is what a run found.
+type Report struct {
+	Sequences, Operations, Requests int
+	// Finding is the first statement broken (nil when none).
+	Finding *Finding
+	// Blocked names the requirement of an answer the model needed and
+	// could not use, when it is not one this run judges; BlockedText says
+	// what came back.
+	Blocked, BlockedText string
+	// Applied lists the requirements whose statements were applied to at
+	// least one answer.
+	Applied []string
+	// Unread is, per index in Config.Users, the ids the run's messages left unread
+	// for that user, for the caller to mark read when it is done.
+	Unread map[int][]string
+}
+
+// TransportError is the error of a run the target stopped answering.
+type TransportError struct{ Err error }
+
+func (e *TransportError) Error() string { return e.Err.Error() }
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// Run draws Config.Sequences sequences and holds every answer to the
+// model. It stops at the first sequence that breaks a statement, shrinks
+// it, and reports it. The error is a *TransportError when the target gave
+// no answer to judge.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if len(cfg.Users) == 0 || cfg.WriteRoom == "" || cfg.Client == nil {
+		return nil, errors.New("model: a run needs a client, a write room and a user who may write in it")
+	}
+	if cfg.Sequences == 0 {
+		cfg.Sequences = 4
+	}
+	if cfg.Steps == 0 {
+		cfg.Steps = 30
+	}
+	if cfg.ShrinkBudget == 0 {
+		cfg.ShrinkBudget = 600
+	}
+	judge := map[string]bool{}
+	for _, r := range cfg.Judge {
+		judge[r] = true
+	}
+	rep := &Report{Unread: map[int][]string{}}
+	applied := map[string]bool{}
+	defer func() {
+		for r := range applied {
+			rep.Applied = append(rep.Applied, r)
+		}
+	}()
+	exec := func(ops []op) (*machine, any) {
+		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, sent: map[int][]string{}}
+		end := m.exec(ops)
+		rep.Requests += m.reqs
+		rep.Operations += len(m.steps)
+		m.leave(rep)
+		return m, end
+	}
+	for i := range cfg.Sequences {
+		r := rand.New(rand.NewPCG(cfg.Seed, derive(cfg.Seed, i)))
+		ops := draw(r, cfg.Mix, cfg.Steps)
+		rep.Sequences++
+		m, end := exec(ops)
+		switch e := end.(type) {
+		case nil:
+			continue
+		case aborted:
+			return rep, &TransportError{e.err}
+		case blocked:
+			rep.Blocked, rep.BlockedText = e.req, e.text
+			return rep, nil
+		case violation:
+			f := shrink(ctx, &cfg, ops, m, e, exec)
+			f.Sequence, f.Drawn = i, len(ops)
+			rep.Finding = f
+			return rep, nil
+		}
+	}
+	return rep, nil
+}
+
+// exec runs ops in order and returns what ended the sequence (nil when it
+// ran to its end).
+func (m *machine) exec(ops []op) (end any) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch r.(type) {
+			case violation, blocked, aborted:
+				end = r
+			default:
+				panic(r)
+			}
+		}
+	}()
+	for _, o := range ops {
+		if m.ctx.Err() != nil {
+			return aborted{m.ctx.Err()}
+		}
+		m.run(o)
+	}
+	return nil
+}
+
+// leave adds to the report what the sequence left unread for each user.
+func (m *machine) leave(rep *Report) {
+	for _, k := range m.st.msgs {
+		for u := range m.cfg.Users {
+			if u != k.from {
+				if _, read := k.read[u]; !read {
+					rep.Unread[u] = append(rep.Unread[u], k.id)
+				}
+			}
+		}
+	}
+}
+
+// shrink looks for a shorter sequence that breaks the same requirement:
+// it removes runs of operations, halving their length, while the budget
+// of requests lasts (a sequence replays against the live target, whose
+// earlier messages the model treats as a world it did not create).
+func shrink(ctx context.Context, cfg *Config, ops []op, m *machine, v violation, exec func([]op) (*machine, any)) *Finding {
+	best, bestM, bestV := ops, m, v
+	spent := 0
+	for chunk := len(best) / 2; chunk >= 1 && spent < cfg.ShrinkBudget; {
+		removed := false
+		for start := 0; start+chunk <= len(best) && spent < cfg.ShrinkBudget; {
+			try := append(append([]op(nil), best[:start]...), best[start+chunk:]...)
+			tm, end := exec(try)
+			spent += tm.reqs
+			if tv, ok := end.(violation); ok && tv.req == v.req {
+				best, bestM, bestV, removed = try, tm, tv, true
+				continue
+			}
+			if _, ok := end.(aborted); ok || ctx.Err() != nil {
+				return finding(best, bestM, bestV)
+			}
+			start += chunk
+		}
+		if !removed {
+			chunk /= 2
+		}
+	}
+	return finding(best, bestM, bestV)
+}
+
+func finding(ops []op, m *machine, v violation) *Finding {
+	steps := make([]string, 0, len(m.steps))
+	steps = append(steps, m.steps...)
+	_ = ops
+	return &Finding{Requirement: v.req, Statement: v.text, Steps: steps, Exchanges: m.last}
+}
+
+func derive(seed uint64, i int) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte("model/" + strconv.FormatUint(seed, 10) + "/" + strconv.Itoa(i)))
+	return h.Sum64()
+}
