@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/chatrooms/conformance/spec"
@@ -41,8 +43,12 @@ other token a client sends.
 Exit codes: 0 no violation; 1 a violation (client or server); 2 bad flags
 or target description; 3 the proxy could not start.
 
-Flags:
+Flags (-name and --name are the same):
 `
+
+// defaultProxyListen is where the proxy listens by default: not chatref's
+// 127.0.0.1:8443, so that the two run side by side as the README shows.
+const defaultProxyListen = "127.0.0.1:9443"
 
 // proxyCmd is `chatconform proxy`.
 func proxyCmd(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
@@ -51,10 +57,10 @@ func proxyCmd(ctx context.Context, args []string, lookupEnv func(string) (string
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
 	registerTargetFlags(fs, &o)
-	listen := fs.String("listen", "127.0.0.1:8443", "`address` to listen on (host:port; port 0 picks a free one)")
+	listen := fs.String("listen", defaultProxyListen, "`address` to listen on (host:port; port 0 picks a free one)")
 	plain := fs.Bool("plain-http", false, "listen over plain HTTP instead of HTTPS (a loopback --listen address only)")
 	caOut := fs.String("ca-out", "chatconform-proxy-ca.pem", "`file` to write the proxy's CA certificate to (clients trust it: curl --cacert FILE)")
-	profile := fs.String("profile", "core", "core or reference: the document exchanges are judged by")
+	profile := fs.String("profile", "core", "`name`: core or reference: the document exchanges are judged by")
 	maxTime := fs.Duration("max-time", 0, "stop after this `duration` (0: run until Ctrl-C, SIGTERM or --requests)")
 	requests := fs.Int("requests", 0, "stop after forwarding `N` exchanges (0: no bound)")
 	eventually := fs.Duration("eventually", 5*time.Second, "how long the server may show stale data after a write (history checker)")
@@ -104,7 +110,11 @@ func proxyCmd(ctx context.Context, args []string, lookupEnv func(string) (string
 	px, err := proxy.Start(proxy.Config{Target: d, Profile: p, Listen: *listen, PlainHTTP: *plain, CAOut: *caOut, MaxJudgedBody: *maxBody,
 		Eventually: *eventually, Out: stdout, Version: version()})
 	if err != nil {
-		fmt.Fprintln(stderr, "chatconform proxy:", red.String(err.Error()))
+		if errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use") {
+			fmt.Fprintf(stderr, "chatconform proxy: could not listen on %s: the address is already in use (by chatref, the server you check, or an earlier proxy?); pick another with --listen HOST:PORT (port 0 picks a free one)\n", *listen)
+			return exitHarness
+		}
+		fmt.Fprintln(stderr, "chatconform proxy: could not start:", red.String(err.Error()))
 		return exitHarness
 	}
 	say := red.Writer(stdout)
@@ -156,19 +166,19 @@ func isLoopback(host string) bool {
 func registerTargetFlags(fs *flag.FlagSet, o *options) {
 	fs.Var(&o.target, "target", "target description `file` (YAML or JSON); also CHAT_TARGET")
 	fs.Var(&o.baseURL, "base-url", "base `URL` of the server (beats the file and CHAT_BASE_URL)")
-	fs.Var(&o.tokens, "token", "token of user 1; repeat for users 2, 3, ... (beats the file and CHAT_TOKEN, CHAT_TOKEN_2, ...)")
+	fs.Var(&o.tokens, "token", "`token` of user 1; repeat for users 2, 3, ... (beats the file and CHAT_TOKEN, CHAT_TOKEN_2, ...)")
 	fs.Var(&o.userNames, "user-name", "a `name` for user 1 in reports; repeat for users 2, 3, ...")
 	fs.Var(&o.userIDs, "user-id", "user 1's `id`; repeat for users 2, 3, ...")
 	fs.Var(&o.usernames, "username", "user 1's `username`; repeat for users 2, 3, ...")
 	fs.Var(&o.granted, "private-repos-granted", "`true|false` per user, as for a run")
 	fs.Var(&o.caFile, "ca-file", "PEM `file` of a CA to trust for the target besides the system's (beats CHAT_CA_FILE and the file's ca_file)")
 	fs.BoolVar(&o.insecure, "insecure-skip-verify", false, "do not verify the target's certificate")
-	fs.Var(&o.orgRoom, "rooms-org", "room hint, as for a run (rooms.org)")
-	fs.Var(&o.repoRoom, "rooms-repo", "room hint, as for a run (rooms.repo)")
-	fs.Var(&o.channelRoom, "rooms-channel", "room hint, as for a run (rooms.channel)")
-	fs.Var(&o.oneToOneRoom, "rooms-one-to-one", "room hint, as for a run (rooms.one_to_one)")
-	fs.Var(&o.writeRoom, "write-room", "as for a run (write_room)")
-	fs.Var(&o.hideRoom, "hide-room", "as for a run (hide_room)")
+	fs.Var(&o.orgRoom, "rooms-org", "`id` of an organisation room, as for a run (rooms.org)")
+	fs.Var(&o.repoRoom, "rooms-repo", "`id` of a repository room, as for a run (rooms.repo)")
+	fs.Var(&o.channelRoom, "rooms-channel", "`id` of a channel, as for a run (rooms.channel)")
+	fs.Var(&o.oneToOneRoom, "rooms-one-to-one", "`id` of a one-to-one room, as for a run (rooms.one_to_one)")
+	fs.Var(&o.writeRoom, "write-room", "`id` of the room to post in, as for a run (write_room)")
+	fs.Var(&o.hideRoom, "hide-room", "`id` of the room user 1 may lose, as for a run (hide_room)")
 }
 
 // inputs are the target the flags and environment name.
