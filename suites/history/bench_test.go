@@ -13,8 +13,22 @@ import (
 
 // benchMessage is a message of about 700 bytes, as the reference server
 // writes them: a sentence with a mention, an issue and a link.
-func benchMessage(i, v int) string {
-	text := fmt.Sprintf("Release notes %d are up, cc @ada see #%d and https://example.com/n/%d", i, i%500, i)
+func benchMessage(i, v int) string { return benchMessageRead(i, v, i%3) }
+
+// benchText is the text of message i.
+func benchText(i int) string {
+	return fmt.Sprintf("Release notes %d are up, cc @ada see #%d and https://example.com/n/%d", i, i%500, i)
+}
+
+// benchRequest is the body of a send or edit of message i's text.
+func benchRequest(i int) []byte {
+	b, _ := json.Marshal(map[string]string{"text": benchText(i)})
+	return b
+}
+
+// benchMessageRead is message i at version v, read by readBy users.
+func benchMessageRead(i, v, readBy int) string {
+	text := benchText(i)
 	html := fmt.Sprintf(`Release notes %d are up, cc <span class="mention">@ada</span> see <span class="issue">#%d</span> and <a href="https://example.com/n/%d" class="link">https://example.com/n/%d</a>`, i, i%500, i, i)
 	edited := "null"
 	if v > 1 {
@@ -23,7 +37,7 @@ func benchMessage(i, v int) string {
 	return fmt.Sprintf(`{"id":"5f1a0c2b9d3e4f5a6b%06x","text":%q,"html":%q,"sent":"2026-11-02T07:%02d:%02d.%03dZ","editedAt":%s,`+
 		`"fromUser":{"id":"5f1a0c2b9d3e4f5a6b7c8d90","username":"ada","displayName":"Ada","url":"/ada","avatarUrlSmall":"https://a.test/s","v":3},`+
 		`"unread":false,"readBy":%d,"urls":[{"url":"https://example.com/n/%d"}],"mentions":[{"screenName":"ada","userId":"5f1a0c2b9d3e4f5a6b7c8d90"}],"issues":[{"number":"%d"}],"meta":{},"v":%d,"status":false}`,
-		i, text, html, i/60%60, i%60, i%1000, edited, i%3, i, i%500, v)
+		i, text, html, i/60%60, i%60, i%1000, edited, readBy, i, i%500, v)
 }
 
 func benchPage(from, n int) []byte {
@@ -63,12 +77,12 @@ func benchRun(n int, pagesOnly bool) []client.Observed {
 			from := (i * 37) % (6000 - size)
 			add(0, "GET", org, fmt.Sprintf("limit=%d&beforeId=5f1a0c2b9d3e4f5a6b%06x", size, from+size), 200, nil, benchPage(from, size))
 		case i%10 < 6:
-			add(i%2, "POST", write, "", 200, []byte(`{"text":"hello"}`), []byte(benchMessage(sent, 1)))
+			add(0, "POST", write, "", 200, benchRequest(sent), []byte(benchMessageRead(sent, 1, 0)))
 			sent++
 		case i%10 < 8:
 			add(i%2, "GET", fmt.Sprintf("%s/5f1a0c2b9d3e4f5a6b%06x", write, sent-1), "", 200, nil, []byte(benchMessage(sent-1, 1)))
 		case i%40 == 8:
-			add(0, "PUT", fmt.Sprintf("%s/5f1a0c2b9d3e4f5a6b%06x", write, sent-1), "", 200, []byte(`{"text":"edited"}`), []byte(benchMessage(sent-1, 2)))
+			add(0, "PUT", fmt.Sprintf("%s/5f1a0c2b9d3e4f5a6b%06x", write, sent-1), "", 200, benchRequest(sent-1), []byte(benchMessage(sent-1, 2)))
 		case i%10 == 8:
 			ids := make([]string, 0, 20)
 			for k := range 20 {

@@ -18,6 +18,8 @@ type checker struct {
 	found collector
 	lag   int64    // Options.Eventually in nanoseconds
 	done  []uint32 // per message: requirements reported (online ones included)
+	// per room: requirements reported (online ones included)
+	roomDone []uint8
 }
 
 func (st *state) check() []Contradiction {
@@ -36,8 +38,11 @@ func (st *state) check() []Contradiction {
 	for _, k := range keys {
 		c.unread(k, st.reads[k])
 	}
+	c.roomDone = make([]uint8, len(st.rooms))
 	for i := range st.rooms {
+		c.roomDone[i] = st.rooms[i].done
 		c.roomURLs(&st.rooms[i])
+		c.roomKind(i)
 	}
 	for i := range st.users {
 		c.mentionNames(&st.users[i])
@@ -73,6 +78,7 @@ func (c *checker) message(mi int32) {
 		c.getSafeV(mi, m)
 		c.getSafeReadBy(mi, m)
 	}
+	c.senderUnread(mi, m)
 }
 
 // editedAtOrder: as v rises, editedAt does not go back.

@@ -145,8 +145,11 @@ type msgFact struct {
 	v, readBy            int32
 	hasV, hasReadBy      bool
 	unread               int8 // 1 true, 0 false, -1 absent or not a boolean
+	status               int8 // 1 true, 0 false or null, -1 absent, -2 anything else
 	text, html, meta     uint64
 	hasText, hasHTML     bool
+	textRaw              []byte // the text, unescaped (valid during Observe)
+	esc                  escFinding
 	sent, edited         []byte
 	hasSent              bool
 	editedKind           int8 // editedAbsent, editedNull, editedSet, editedOther
@@ -166,6 +169,18 @@ type roomFact struct {
 	hasPT, hasURL         bool
 	oneToOne              int8 // 1, 0, -1 absent
 	user                  userFact
+	// Members present with a value other than null (a null is a question
+	// of type, which the document checker judges).
+	hasURI, hasUser, hasUserCount, hasSecurity bool
+}
+
+// reqFact is what a send or edit request asks for.
+type reqFact struct {
+	ok      bool   // the body is a JSON object
+	text    uint64 // hash of text, when hasText
+	textRaw []byte
+	hasText bool
+	status  int8 // 1 true, 0 false, -1 absent, -2 anything else
 }
 
 type facts struct {
@@ -177,6 +192,7 @@ type facts struct {
 	chat     [][]byte // unread lists
 	mention  [][]byte
 	marked   [][]byte // ids a mark-read request names
+	req      reqFact  // a send's or an edit's request
 	count    int      // elements of a page
 	limit    int
 	limitOK  bool
@@ -187,6 +203,7 @@ func (f *facts) reset() {
 	f.msgs, f.rooms, f.mentions = f.msgs[:0], f.rooms[:0], f.mentions[:0]
 	f.chat, f.mention, f.marked = f.chat[:0], f.mention[:0], f.marked[:0]
 	f.me = userFact{}
+	f.req = reqFact{}
 	f.count, f.limit, f.limitOK = 0, 0, false
 }
 
@@ -263,6 +280,37 @@ func (f *facts) parseMark(body []byte, seed maphash.Seed) {
 	}
 }
 
+// parseRequest reads the text and status a send or edit request asks
+// for. It leaves f.req.ok false when the body is not one JSON object.
+func (f *facts) parseRequest(body []byte, seed maphash.Seed) {
+	r := reqFact{status: -1}
+	s := &f.markSc
+	s.reset(body, seed)
+	isObj := s.object(func(key []byte) {
+		switch string(key) {
+		case "text":
+			r.textRaw, r.hasText = s.optString()
+			if r.hasText {
+				r.text = s.hashBytes(r.textRaw)
+			} else {
+				r.textRaw = nil
+			}
+		case "status":
+			switch b := s.boolean(); b {
+			case 1, 0:
+				r.status = b
+			default:
+				r.status = -2
+			}
+		}
+	})
+	r.ok = isObj && s.end()
+	if !r.ok {
+		r = reqFact{}
+	}
+	f.req = r
+}
+
 // strings reads an array and appends its string elements to dst.
 func (s *scanner) strings(dst [][]byte) [][]byte {
 	s.array(func() {
@@ -307,7 +355,15 @@ func (f *facts) room(s *scanner) (roomFact, bool) {
 		case "oneToOne":
 			r.oneToOne = s.boolean()
 		case "user":
-			r.user = s.user()
+			if r.hasUser = !s.null(); r.hasUser {
+				r.user = s.user()
+			}
+		case "uri":
+			r.hasURI = !s.null()
+		case "userCount":
+			r.hasUserCount = !s.null()
+		case "security":
+			r.hasSecurity = !s.null()
 		}
 	})
 	return r, isObj && hasID && len(r.id) > 0
@@ -316,20 +372,21 @@ func (f *facts) room(s *scanner) (roomFact, bool) {
 // message reads a Message object into f.msgs; false when the value is not
 // an object. Objects without an id yield no fact.
 func (f *facts) message(s *scanner) bool {
-	m := msgFact{unread: -1}
+	m := msgFact{unread: -1, status: -1}
 	urls, mentions, issues, meta, status := emptyArray, emptyArray, emptyArray, emptyObject, tagFalse
 	hasID := false
+	var html []byte
 	isObj := s.object(func(key []byte) {
 		switch string(key) {
 		case "id":
 			m.id, hasID = s.optString()
 		case "text":
 			if b, ok := s.optString(); ok {
-				m.text, m.hasText = s.hashBytes(b), true
+				m.text, m.hasText, m.textRaw = s.hashBytes(b), true, b
 			}
 		case "html":
 			if b, ok := s.optString(); ok {
-				m.html, m.hasHTML = s.hashBytes(b), true
+				m.html, m.hasHTML, html = s.hashBytes(b), true, b
 			}
 		case "sent":
 			m.sent, m.hasSent = s.optString()
@@ -362,9 +419,15 @@ func (f *facts) message(s *scanner) bool {
 			switch s.peek() {
 			case 'n': // null as false: presence is a question of shape
 				s.word("null")
-				status = tagFalse
+				status, m.status = tagFalse, 0
+			case 't':
+				s.word("true")
+				status, m.status = tagTrue, 1
+			case 'f':
+				s.word("false")
+				status, m.status = tagFalse, 0
 			default:
-				status = s.hashValue()
+				status, m.status = s.hashValue(), -2
 			}
 		case "mentions":
 			m.mentionLo = len(f.mentions)
@@ -377,6 +440,9 @@ func (f *facts) message(s *scanner) bool {
 	}
 	if hasID && len(m.id) > 0 {
 		m.meta = mix(mix(mix(mix(urls, mentions), issues), meta), status)
+		if m.hasHTML {
+			m.esc = escapeCheck(m.textRaw, html)
+		}
 		f.msgs = append(f.msgs, m)
 	}
 	return true

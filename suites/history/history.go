@@ -12,6 +12,14 @@
 // Check reports every contradiction it finds, naming the requirement broken
 // and the exchanges involved.
 //
+// Besides contradictions between answers, every statement the API
+// document makes about one object (a message, a room, a user, a list
+// entry) is held on every answer of the run where the object appears: a
+// check judges such a statement on the answers it makes, and a server that
+// breaks it on some answers only would otherwise go free. single.go lists
+// every such statement and where it is judged (here, or by the document
+// checker, which validates every answer against the OpenAPI document).
+//
 // Only answers with a 2xx status and a JSON body yield facts; an answer to
 // a request marked Invalid yields facts too when it is a 2xx. Writes (send,
 // edit, mark read, hide) of any status are kept as possible causes of a
@@ -56,15 +64,14 @@ import (
 	"github.com/chatrooms/conformance/suites/client"
 )
 
-// Requirement ids this package reports. The first five are new: the
-// catalogue (spec/requirements.yaml) does not hold them yet; NewRequirements
-// gives their wording.
+// Requirement ids this package reports (all in the catalogue,
+// spec/requirements.yaml).
 const (
-	MsgRoomScope = "MSG-ROOM-SCOPE" // new
-	MsgStable    = "MSG-STABLE"     // new
-	RoomStable   = "ROOM-STABLE"    // new
-	UserStable   = "USER-STABLE"    // new
-	PageUnique   = "PAGE-UNIQUE"    // new
+	MsgRoomScope = "MSG-ROOM-SCOPE"
+	MsgStable    = "MSG-STABLE"
+	RoomStable   = "ROOM-STABLE"
+	UserStable   = "USER-STABLE"
+	PageUnique   = "PAGE-UNIQUE"
 
 	MsgEditVInc         = "MSG-EDIT-V-INC"
 	MsgSendEditedAtNull = "MSG-SEND-EDITEDAT-NULL"
@@ -76,22 +83,18 @@ const (
 	PageLimit           = "PAGE-LIMIT"
 	LimitCap            = "LIMIT-CAP"
 	HTTPGetSafe         = "HTTP-GET-SAFE"
+
+	// Statements about one object, held on every answer (single.go).
+	MsgSendDefaults    = "MSG-SEND-DEFAULTS"
+	MsgSendText        = "MSG-SEND-TEXT"
+	MsgSendStatus      = "MSG-SEND-STATUS"
+	MsgEdit            = "MSG-EDIT"
+	RenderEscape       = "RENDER-ESCAPE"
+	RoomOneToOne       = "ROOM-ONE-TO-ONE"
+	RoomUserOnly       = "ROOM-USER-ONLY-ONE-TO-ONE"
+	ChannelNoUserCount = "CHANNEL-NO-USERCOUNT"
+	ChannelSecurity    = "CHANNEL-SECURITY"
 )
-
-// Requirement is a requirement id with its one-line wording.
-type Requirement struct {
-	ID, Text string
-}
-
-// NewRequirements are the ids this package introduces, worded for the
-// catalogue (level core; each restates what the API document implies).
-var NewRequirements = []Requirement{
-	{MsgRoomScope, "A message belongs to one room: a room's pages and search results hold only its messages."},
-	{MsgStable, "A message's sent time and sender never change; its text, html and metadata change only with an edit, which raises v."},
-	{RoomStable, "A room keeps its kind, platformType and url wherever it is listed."},
-	{UserStable, "A user's id, username and url agree wherever the user appears."},
-	{PageUnique, "A page holds each message once."},
-}
 
 // Invariant describes one rule of the checker.
 type Invariant struct {
@@ -115,8 +118,25 @@ var Invariants = []Invariant{
 		MsgEditVInc, "none", "holds"},
 	{"the n successful edits of a message the run sent answer exactly v 2..n+1",
 		MsgEditVInc, "none", "not checked: an outside edit takes a number"},
-	{"v is 1 exactly while editedAt is null or absent",
+	{"v is 1 exactly while editedAt is null or absent, in every answer but a send's or an edit's own (judged by the two rules below)",
 		MsgSendEditedAtNull + " (v 1 with editedAt set), " + MsgEditEditedAt + " (v above 1 without it)", "none", "holds"},
+	{"a send answers the new message with unread false, readBy 0 and v 1", MsgSendDefaults, "none", "holds"},
+	{"a send answers the new message with editedAt null", MsgSendEditedAtNull, "none", "holds"},
+	{"a send of a valid request answers the text sent, unchanged, and the caller as fromUser", MsgSendText, "none", "holds"},
+	{"a send of a valid request asking for status true answers status true; one asking for status false, or not asking, does not answer status true",
+		MsgSendStatus, "none", "holds"},
+	{"a 2xx edit of a valid request answers the message it names with the new text", MsgEdit, "none", "holds"},
+	{"a 2xx edit answers the message it names with editedAt set (not null)", MsgEditEditedAt, "none", "holds"},
+	{"a 2xx edit answers the message it names with v 2 or more", MsgEditVInc, "none", "holds"},
+	{"in every message of every answer, html escapes the special characters of the text: every & starts a character reference (in text and attributes alike), every < starts markup, and no element of a kind no markdown construct yields (script, iframe, ...) nor event handler attribute is raw markup the text spells",
+		RenderEscape, "none", "holds"},
+	{"in every room of every list: oneToOne and platformType agree (within one object and across answers); a one-to-one room has no uri; in the caller's own lists, its user is not the caller",
+		RoomOneToOne, "none", "holds"},
+	{"no answer gives a room that is not one-to-one (by its platformType or oneToOne in any answer) a user", RoomUserOnly, "none", "holds"},
+	{"no answer outside the channels list (where the document checker judges it) gives a USER_CHANNEL room a userCount", ChannelNoUserCount, "none", "holds"},
+	{"no answer outside the channels list (where the document checker judges it) gives a USER_CHANNEL room no security", ChannelSecurity, "none", "holds"},
+	{"a message the run sent, answered unread false to its sender, is not given as unread to the sender later (flagged or listed)",
+		UnreadFlag, "answers starting within Eventually of the end of the send are not judged", "not checked: an outside edit may count as new content; nor is a message someone else edited"},
 	{"editedAt is not before sent, and does not go down as v rises (but between two edits that overlapped in time)",
 		MsgEditEditedAt, "none", "holds"},
 	{"a read that started after every edit of a message ended shows the text of the edit answered with the highest v",
@@ -259,6 +279,13 @@ func (c *Checker) Observe(o client.Observed) {
 	parsed := ok && f.parse(op, o.ResponseBody, c.seed)
 	if op == opMarkRead {
 		f.parseMark(o.RequestBody, c.seed)
+	}
+	f.req = reqFact{}
+	if (op == opSend || op == opEdit) && parsed && !o.Invalid {
+		// What a deliberately defective request asked for is not clear
+		// (which of two tokens, which of two texts): only a valid
+		// request's answer is held to it.
+		f.parseRequest(o.RequestBody, c.seed)
 	}
 	if !parsed && !op.write() {
 		return

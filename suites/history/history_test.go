@@ -37,11 +37,11 @@ func TestRoomScope(t *testing.T) {
 			h.get(20, 30, 0, r2+"?limit=5", page(M{ID: "m3"}, M{ID: "m1"}))
 		}, want: []string{MsgRoomScope}},
 		{name: "sent to one room, found by a search of another", run: func(h *hist) {
-			h.ex(0, 10, 1, "POST", r1, 200, `{"text":"x"}`, M{ID: "m1", From: "u2"}.String())
+			h.ex(0, 10, 1, "POST", r1, 200, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"}.String())
 			h.get(20, 30, 0, r2+"?q=hello", page(M{ID: "m1", From: "u2"}))
 		}, want: []string{MsgRoomScope}},
 		{name: "the same room in every answer", run: func(h *hist) {
-			h.ex(0, 10, 0, "POST", r1, 200, `{"text":"x"}`, M{ID: "m1"}.String())
+			h.ex(0, 10, 0, "POST", r1, 200, `{"text":"hello m1"}`, M{ID: "m1"}.String())
 			h.get(20, 30, 1, r1+"?q=hello", page(M{ID: "m1"}))
 			h.get(20, 30, 0, r1+"?aroundId=m1", page(M{ID: "m1"}))
 			h.get(40, 45, 0, "/v1/rooms/r%31/chatMessages", page(M{ID: "m1"})) // the same id, escaped
@@ -253,13 +253,13 @@ func TestReadBy(t *testing.T) {
 	}
 	runCases(t, []historyCase{
 		{name: "readBy goes down long after the mark", run: func(h *hist) {
-			h.ex(0, 10, 1, "POST", r1, 200, `{"text":"x"}`, M{ID: "m1", From: "u2"}.String())
+			h.ex(0, 10, 1, "POST", r1, 200, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"}.String())
 			mark(h, 20, 30, 0, "m1")
 			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", From: "u2", ReadBy: 1}.String())
 			h.get(6000, 6010, 1, r1+"/m1", M{ID: "m1", From: "u2", ReadBy: 0}.String())
 		}, want: []string{UnreadReadBy}},
 		{name: "a stale readBy within Eventually of the mark", run: func(h *hist) {
-			h.ex(0, 10, 1, "POST", r1, 200, `{"text":"x"}`, M{ID: "m1", From: "u2"}.String())
+			h.ex(0, 10, 1, "POST", r1, 200, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"}.String())
 			mark(h, 20, 30, 0, "m1")
 			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", From: "u2", ReadBy: 1}.String())
 			h.get(1000, 1010, 0, r1+"?limit=3", page(M{ID: "m1", From: "u2", ReadBy: 0}))
@@ -283,7 +283,7 @@ func TestMarkRead(t *testing.T) {
 		h.get(start, end, user, "/v1/user/me/rooms/r1/unreadItems", `{"chat":[`+ids+`],"mention":[]}`)
 	}
 	markBy := func(h *hist, user int) {
-		h.ex(0, 10, 1, "POST", r1, 200, `{"text":"x"}`, M{ID: "m1", From: "u2"}.String())
+		h.ex(0, 10, 1, "POST", r1, 200, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"}.String())
 		unread(h, 15, 18, 0, `"m1"`)
 		h.ex(20, 30, user, "POST", "/v1/user/u1/rooms/r1/unreadItems", 200, `{"chat":["m1"]}`, `{"success":true}`)
 	}
@@ -297,7 +297,7 @@ func TestMarkRead(t *testing.T) {
 			h.get(7000, 7010, 0, r1+"?limit=5", page(M{ID: "m1", From: "u2", Unread: true, ReadBy: 1}))
 		}, want: []string{UnreadMarkRead}},
 		{name: "marked under another room's path, which a server may ignore", run: func(h *hist) {
-			h.ex(0, 10, 1, "POST", r1, 200, `{"text":"x"}`, M{ID: "m1", From: "u2"}.String())
+			h.ex(0, 10, 1, "POST", r1, 200, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"}.String())
 			unread(h, 15, 18, 0, `"m1"`)
 			h.ex(20, 30, 0, "POST", "/v1/user/u1/rooms/r2/unreadItems", 200, `{"chat":["m1"]}`, `{"success":true}`)
 			unread(h, 7000, 7010, 0, `"m1"`)
@@ -341,7 +341,7 @@ func TestRooms(t *testing.T) {
 			h.get(10, 20, 0, "/v1/user/u1/rooms", `[{"id":"d1","oneToOne":true,"url":"/bobby"}]`)
 		}, want: []string{RoomStable}},
 		{name: "rooms with only an id, and channels", run: func(h *hist) {
-			rooms(h, 0, 0, "rooms", `[{"id":"o1"},{"id":"c1","platformType":"USER_CHANNEL","url":"/c"}]`)
+			rooms(h, 0, 0, "rooms", `[{"id":"o1"},{"id":"c1","platformType":"USER_CHANNEL","url":"/c","security":"PUBLIC"}]`)
 			rooms(h, 10, 0, "channels", `[{"id":"c1","platformType":"USER_CHANNEL","url":"/c","security":"PUBLIC"}]`)
 			rooms(h, 20, 0, "repos", `[{"id":1,"name":"r","uri":"a/r","private":false},{"id":2,"name":"s","room":{"id":"o1","platformType":"ORG"}}]`)
 		}},
@@ -437,7 +437,7 @@ func TestGetSafe(t *testing.T) {
 		}},
 		{name: "the flag clears after the reader posts in the room", run: func(h *hist) {
 			h.get(0, 10, 0, r1+"/m1", M{ID: "m1", From: "u2", Unread: true}.String())
-			h.ex(11, 12, 0, "POST", r1, 200, `{"text":"x"}`, M{ID: "m2"}.String())
+			h.ex(11, 12, 0, "POST", r1, 200, `{"text":"hello m2"}`, M{ID: "m2"}.String())
 			h.get(20, 30, 0, r1+"?limit=5", page(M{ID: "m1", From: "u2"}))
 		}},
 		{name: "listed unread, then flagged read with no write: the flag is wrong", run: func(h *hist) {

@@ -92,6 +92,16 @@ func reqBit(req string) uint32 {
 		return 1 << 8
 	case UnreadFlag:
 		return 1 << 9
+	case MsgSendDefaults:
+		return 1 << 10
+	case MsgSendText:
+		return 1 << 11
+	case MsgSendStatus:
+		return 1 << 12
+	case MsgEdit:
+		return 1 << 13
+	case RenderEscape:
+		return 1 << 14
 	}
 	return 1 << 31
 }

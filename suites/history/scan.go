@@ -412,6 +412,15 @@ func (s *scanner) boolean() int8 {
 	return -1
 }
 
+// null reads a null and reports true, or reports false and reads nothing.
+func (s *scanner) null() bool {
+	if s.peek() != 'n' {
+		return false
+	}
+	s.word("null")
+	return true
+}
+
 // optString reads a value and returns it when it is a string.
 func (s *scanner) optString() ([]byte, bool) {
 	if s.peek() != '"' {

@@ -81,6 +81,7 @@ type msgState struct {
 	fromEx   int32
 	send     int32 // the 2xx send that created it, -1
 	sendV    int32
+	sendRead bool   // that send answered it with unread false
 	page     int32  // last page it was listed in, -1
 	reported uint32 // requirements already reported for it
 	vers     []verState
@@ -113,7 +114,13 @@ type roomState struct {
 	otoEx    int32
 	urls     []roomURL // distinct (viewer, url)
 	writes   []int32   // every write whose path names the room
-	reported bool
+	reported bool      // ROOM-STABLE: its kind changed
+	// The first answer showing it with uri, with user, with userCount
+	// outside the channels list, and without security outside the
+	// channels list (-1 none): judged against its kind by the check.
+	uriEx, userEx, countEx, noSecEx int32
+	kindClash                       bool  // its kind is contradicted: the kind rules do not judge it
+	done                            uint8 // room requirements reported (roomBit)
 }
 
 type nameSeen struct {
@@ -200,7 +207,7 @@ func (st *state) room(id string) int32 {
 	}
 	i := int32(len(st.rooms))
 	st.roomIdx[id] = i
-	st.rooms = append(st.rooms, roomState{id: id, oto: -1, ptEx: -1, otoEx: -1})
+	st.rooms = append(st.rooms, roomState{id: id, oto: -1, ptEx: -1, otoEx: -1, uriEx: -1, userEx: -1, countEx: -1, noSecEx: -1})
 	return i
 }
 
@@ -300,8 +307,16 @@ func (st *state) merge(o *client.Observed, op opKind, p pathParams, f *facts, pa
 	case opRooms, opChannels, opOrgs, opRepos:
 		if parsed {
 			viewer := st.viewer(p.user, e.user)
+			// The other participant of a one-to-one room is judged only in
+			// the caller's own lists: whose view a path naming another
+			// user shows is not stated.
+			self := ""
+			if e.subject >= 0 {
+				self = st.tokenUserID(e.subject)
+			}
 			for i := range f.rooms {
 				st.roomSeen(&f.rooms[i], viewer, id)
+				st.roomAnswer(&f.rooms[i], op, self, id)
 			}
 		}
 	case opUnread:
@@ -358,11 +373,12 @@ func (st *state) merge(o *client.Observed, op opKind, p pathParams, f *facts, pa
 			mi := st.msgSeen(f, &f.msgs[0], id, e.room, false)
 			m := &st.msgs[mi]
 			if m.send < 0 {
-				m.send, m.sendV = id, -1
+				m.send, m.sendV, m.sendRead = id, -1, f.msgs[0].unread == 0
 				if f.msgs[0].hasV {
 					m.sendV = f.msgs[0].v
 				}
 			}
+			st.sendAnswer(mi, &f.msgs[0], &f.req, id)
 		}
 	case opEdit:
 		pm := st.msg([]byte(p.msg))
@@ -378,6 +394,7 @@ func (st *state) merge(o *client.Observed, op opKind, p pathParams, f *facts, pa
 			mi := st.msgSeen(f, mf, id, st.scopeRoom(e.room), false)
 			if ok && mi == pm {
 				st.editAnswered(mi, mf, id)
+				st.editAnswer(mi, mf, &f.req, id)
 			}
 		}
 	}
@@ -487,6 +504,9 @@ func (st *state) msgSeen(f *facts, mf *msgFact, id int32, scope int32, get bool)
 			}
 		}
 	}
+	if mf.esc.kind != escOK {
+		st.escapeFound(m, mf, id)
+	}
 	if mf.hasV {
 		st.versionSeen(m, mf, id, get)
 	}
@@ -588,7 +608,19 @@ func (st *state) versionSeen(m *msgState, mf *msgFact, id int32, get bool) {
 		ver.get.add(st, id)
 	}
 
+	// A send's and an edit's own answer are judged by their own rules
+	// (sendAnswer, editAnswer): there the request says which of v and
+	// editedAt is wrong. Elsewhere v says whether the message was edited:
+	// v 1 with editedAt set breaks "null until edited"
+	// (MSG-SEND-EDITEDAT-NULL), v above 1 without it breaks "after an
+	// edit, editedAt holds a timestamp" (MSG-EDIT-EDITEDAT).
+	e := &st.ex[id]
+	own := e.op == opSend || e.op == opEdit && e.status/100 == 2 && e.msg >= 0 && st.msgs[e.msg].id == m.id
 	switch {
+	case own && e.op == opSend && mf.editedKind == editedSet:
+		// reported by sendAnswer as MSG-SEND-EDITEDAT-NULL
+	case own && (mf.editedKind != editedSet || mf.v == 1):
+		// reported by sendAnswer or editAnswer
 	case mf.v == 1 && mf.editedKind == editedSet:
 		if st.once(m, MsgSendEditedAtNull) {
 			st.found.add(MsgSendEditedAtNull, []int32{id}, "Message %s has v 1, never edited, yet %s gives it editedAt %s; editedAt is null until the first edit, which makes v 2.",
