@@ -64,6 +64,9 @@ type testCase struct {
 	text          string
 	sendsText     bool   // the body carries a text to read back
 	shareKey      string // set on coverage cases whose answer properties share
+	// assigns are the values of the parameters (pairwise.go) the case
+	// stands for: one per script that built this same request.
+	assigns []map[string]int
 }
 
 func (c *testCase) note(class noteClass, ref int, format string, args ...any) {

@@ -84,6 +84,12 @@ type Engine struct {
 	// shared keeps the answers to the coverage cases that GEN-NO-5XX and
 	// GEN-VALID-ANSWER both judge, so that each is sent once.
 	shared map[string]*client.Response
+	// validPairs is, per operation, how many pairs of values valid on
+	// their own make a request with no refusal (see pairwise).
+	validPairs map[string]int
+	// possiblePairs is, per operation, how many pairs of values a request
+	// can carry together.
+	possiblePairs map[string]int
 }
 
 // New prepares an engine. It sends nothing.
@@ -130,7 +136,7 @@ func New(cfg Config) (*Engine, error) {
 	w := cfg.World
 	w.Messages = slices.Clone(w.Messages)
 	return &Engine{cfg: cfg, ops: ops, order: order, red: client.NewRedactor(append(tokens, DerivedTokens(tokens)...)...),
-		world: w, snaps: map[string]snapshot{}, shared: map[string]*client.Response{}}, nil
+		world: w, snaps: map[string]snapshot{}, shared: map[string]*client.Response{}, validPairs: map[string]int{}, possiblePairs: map[string]int{}}, nil
 }
 
 // Operations lists the operationIds of the document, in its order.
@@ -159,6 +165,11 @@ type Result struct {
 	Requests  int
 	// Failure is set when the property does not hold.
 	Failure *Failure
+	// Pairs is how many pairs of parameter values the cases sent covered
+	// (GEN-NO-5XX and GEN-VALID-ANSWER, which send an all-pairs covering
+	// set of each operation's query parameters and body fields; zero for
+	// the other properties).
+	Pairs PairCoverage
 	// Skipped says why the property was not checked on the operation.
 	Skipped string
 	// Err is set when the engine could not judge: the target did not
@@ -334,13 +345,35 @@ func (e *Engine) runOne(ctx context.Context, p Property, op *operation) Result {
 		m = modeRoundTrip
 	}
 	if !e.cfg.NoCoverage {
-		for _, cs := range e.coverageOf(p, op, m) {
+		var params []decision
+		pairs, cleanPairs := map[string]bool{}, map[string]bool{}
+		if p.ID == NoServerError || p.ID == ValidAnswer {
+			params = e.pairParamsOf(op)
+			res.Pairs = PairCoverage{Possible: possiblePairs(params)}
+			for _, d := range params {
+				res.Pairs.Params = append(res.Pairs.Params, d.label)
+			}
+		}
+		cases := e.coverageOf(p, op, m)
+		if len(params) > 0 {
+			res.Pairs.Possible, res.Pairs.ValidPossible = e.possiblePairs[op.ID], e.validPairs[op.ID]
+		}
+		for _, cs := range cases {
 			if err := ctx.Err(); err != nil {
 				res.Err = err
 				return res
 			}
 			res.Cases++
 			f, err := e.judge(ctx, p, cs)
+			if err == nil && len(params) > 0 {
+				for _, a := range cs.assigns {
+					pairsOf(params, a, pairs)
+					if cs.valid() && len(cs.refusals()) == 0 {
+						pairsOf(params, a, cleanPairs)
+					}
+				}
+				res.Pairs.Covered, res.Pairs.Valid = len(pairs), len(cleanPairs)
+			}
 			if err != nil {
 				res.Err = err
 				return res
@@ -420,7 +453,7 @@ func (e *Engine) runOne(ctx context.Context, p Property, op *operation) Result {
 func (e *Engine) coverageOf(p Property, op *operation, m mode) []*testCase {
 	switch p.ID {
 	case NoServerError, ValidAnswer:
-		cases := e.coverage(op, modeAny, nil, true)
+		cases, _ := e.pairwise(op, e.coverage(op, modeAny, nil, true))
 		for i, cs := range cases {
 			cs.shareKey = fmt.Sprintf("%s#%d", op.ID, i)
 		}
@@ -447,30 +480,34 @@ func (e *Engine) coverageOf(p Property, op *operation, m mode) []*testCase {
 // sub, also each alternative of the decisions an alternative of the defect
 // decision opens. Cases that come out the same are sent once.
 func (e *Engine) coverage(op *operation, m mode, focus []string, sub bool) []*testCase {
-	base := &scripted{seed: e.cfg.Seed}
-	b := &builder{w: e.world, profile: e.cfg.Profile, writes: e.cfg.Writes, op: op, c: base, mode: m}
 	var out []*testCase
-	seen := map[string]bool{}
-	add := func(cs *testCase, ok bool) {
+	seen := map[string]*testCase{}
+	add := func(script map[string]int) (*scripted, *testCase) {
+		s := &scripted{seed: e.cfg.Seed, script: script}
+		b := &builder{w: e.world, profile: e.cfg.Profile, writes: e.cfg.Writes, op: op, c: s, mode: m}
+		cs, ok := b.build()
 		if !ok {
-			return
+			return s, nil
 		}
 		key := cs.describe() + "\x00" + cs.method + cs.path + fmt.Sprint(cs.query)
-		if !seen[key] {
-			seen[key] = true
-			out = append(out, cs)
+		if prev := seen[key]; prev != nil {
+			// The same request: the values it stands for are covered too.
+			prev.assigns = append(prev.assigns, assignment(s))
+			return s, nil
 		}
+		cs.assigns = []map[string]int{assignment(s)}
+		seen[key] = cs
+		out = append(out, cs)
+		return s, cs
 	}
-	add(b.build())
+	base, _ := add(nil)
 	decisions := slices.Clone(base.seen)
 	for _, d := range decisions {
 		if focus != nil && !slices.Contains(focus, d.label) {
 			continue
 		}
 		for alt := 1; alt < d.n; alt++ {
-			s := &scripted{seed: e.cfg.Seed, script: map[string]int{d.label: alt}}
-			b := &builder{w: e.world, profile: e.cfg.Profile, writes: e.cfg.Writes, op: op, c: s, mode: m}
-			add(b.build())
+			s, _ := add(map[string]int{d.label: alt})
 			// The alternatives of the defect decision open decisions of
 			// their own (which id, which value): take each of those once.
 			if d.label == "defect" && sub {
@@ -479,12 +516,119 @@ func (e *Engine) coverage(op *operation, m mode, focus []string, sub bool) []*te
 						continue
 					}
 					for alt2 := 1; alt2 < sub.n; alt2++ {
-						s2 := &scripted{seed: e.cfg.Seed, script: map[string]int{d.label: alt, sub.label: alt2}}
-						b := &builder{w: e.world, profile: e.cfg.Profile, writes: e.cfg.Writes, op: op, c: s2, mode: m}
-						add(b.build())
+						add(map[string]int{d.label: alt, sub.label: alt2})
 					}
 				}
 			}
+		}
+	}
+	return out
+}
+
+// pairwise adds to the coverage cases of an operation (in modeAny) the rows
+// of an all-pairs covering set of its parameters (see pairwise.go), and
+// returns them with the parameters. First every pair of values that are
+// valid on their own is sent in a request with no refusal at all (where the
+// pair itself is not a combination the document leaves open, such as two
+// cursors), so GEN-VALID-ANSWER holds it to a 2xx; then the pairs left.
+func (e *Engine) pairwise(op *operation, cases []*testCase) ([]*testCase, []decision) {
+	params := e.pairParamsOf(op)
+	if len(params) < 2 {
+		return cases, params
+	}
+	build := func(script map[string]int) (*testCase, *scripted) {
+		s := &scripted{seed: e.cfg.Seed, script: script}
+		b := &builder{w: e.world, profile: e.cfg.Profile, writes: e.cfg.Writes, op: op, c: s, mode: modeAny}
+		cs, ok := b.build()
+		if !ok {
+			return nil, s
+		}
+		return cs, s
+	}
+	clean := func(cs *testCase) bool { return cs != nil && cs.valid() && len(cs.refusals()) == 0 }
+	covered, cleanCovered := map[string]bool{}, map[string]bool{}
+	seen := map[string]*testCase{}
+	keyOf := func(cs *testCase) string { return cs.describe() + "\x00" + cs.method + cs.path + fmt.Sprint(cs.query) }
+	for _, cs := range cases {
+		seen[keyOf(cs)] = cs
+		for _, a := range cs.assigns {
+			pairsOf(params, a, covered)
+			if clean(cs) {
+				pairsOf(params, a, cleanCovered)
+			}
+		}
+	}
+	add := func(row map[string]int) {
+		cs, s := build(row)
+		if cs == nil {
+			return
+		}
+		asg := assignment(s)
+		pairsOf(params, asg, covered)
+		if clean(cs) {
+			pairsOf(params, asg, cleanCovered)
+		}
+		if prev := seen[keyOf(cs)]; prev != nil {
+			prev.assigns = append(prev.assigns, asg)
+			return
+		}
+		cs.assigns = []map[string]int{asg}
+		seen[keyOf(cs)] = cs
+		cases = append(cases, cs)
+	}
+	// The values valid on their own: alone, they make no refusal.
+	valid := make([][]bool, len(params))
+	for i, d := range params {
+		valid[i] = make([]bool, d.n)
+		for v := range d.n {
+			cs, _ := build(map[string]int{d.label: v})
+			valid[i][v] = v == 0 || clean(cs)
+		}
+	}
+	rows, combos := cleanPairs(params, valid, cleanCovered, e.cfg.Seed, op.ID, func(row map[string]int) bool { cs, _ := build(row); return clean(cs) })
+	for _, row := range rows {
+		add(row)
+	}
+	e.validPairs[op.ID] = countValidPairs(params, valid) - combos
+	for _, row := range allPairs(params, covered, e.cfg.Seed, op.ID) {
+		add(row)
+	}
+	// A pair no request can carry (a first item of an empty list) is not
+	// one to cover.
+	e.possiblePairs[op.ID] = len(covered)
+	return cases, params
+}
+
+// pairParamsOf lists the parameters of an operation whose pairs the
+// coverage cases cover (those of its plain request in modeAny).
+func (e *Engine) pairParamsOf(op *operation) []decision {
+	base := &scripted{seed: e.cfg.Seed}
+	b := &builder{w: e.world, profile: e.cfg.Profile, writes: e.cfg.Writes, op: op, c: base, mode: modeAny}
+	if _, ok := b.build(); !ok {
+		return nil
+	}
+	return pairParams(base.seen)
+}
+
+// PairCoverage sums the pair coverage of a report's operations.
+func (r *Report) PairCoverage() PairCoverage {
+	var sum PairCoverage
+	for _, res := range r.Results {
+		sum.Covered += res.Pairs.Covered
+		sum.Possible += res.Pairs.Possible
+		sum.Valid += res.Pairs.Valid
+		sum.ValidPossible += res.Pairs.ValidPossible
+	}
+	return sum
+}
+
+// PairLines says the pair coverage of each operation that has pairs, one
+// line each ("listMessages: 180 of 180 pairs (100%) of query skip, ...").
+func (r *Report) PairLines() []string {
+	var out []string
+	for _, res := range r.Results {
+		if res.Pairs.Possible > 0 {
+			out = append(out, fmt.Sprintf("%s: %s of %s", res.Operation, res.Pairs, strings.Join(res.Pairs.Params, ", ")))
 		}
 	}
 	return out

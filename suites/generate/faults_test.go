@@ -43,6 +43,13 @@ var failOnLimitZero = failOn(func(r *http.Request, _ []byte) bool {
 	return q.Has("limit") && q.Get("limit") == "0"
 })
 
+// failOnAroundIDLimitOne fails a list around a message with limit=1: two
+// valid values, each fine alone.
+var failOnAroundIDLimitOne = failOn(func(r *http.Request, _ []byte) bool {
+	q := r.URL.Query()
+	return q.Get("aroundId") != "" && q.Get("limit") == "1"
+})
+
 // documentedQuery are the query parameters the API document names, and
 // the token parameter.
 var documentedQuery = map[string]bool{"skip": true, "beforeId": true, "afterId": true, "aroundId": true, "limit": true, "q": true, "access_token": true}

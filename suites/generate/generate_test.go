@@ -126,6 +126,8 @@ var faults = []fault{
 	{"a 500 on a body with an extra field", failOnExtraField, NoServerError, "sendMessage", "is not in the schema"},
 	{"a refused PUT that still edits", refusedEditStillEdits, RefusedNoChange, "updateMessage", "PUT /v1/rooms/{write room}/chatMessages/{own message}"},
 	{"a token accepted in any letter case", tokenAnyCase, NoTokenNoData, "", "case"},
+	{"a 500 on aroundId with limit=1", failOnAroundIDLimitOne, NoServerError, "listMessages", "limit=1"},
+	{"a 500 on aroundId with limit=1, judged as a valid request", failOnAroundIDLimitOne, ValidAnswer, "listMessages", "limit=1"},
 }
 
 func TestPlantedFaultsAreCaughtByTheRightProperty(t *testing.T) {

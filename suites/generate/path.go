@@ -3,6 +3,7 @@ package generate
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -129,6 +130,19 @@ func (b *builder) plainTargets(method string) (room string, msg *Message, ok boo
 	rooms := b.w.ownRooms()
 	if len(rooms) == 0 {
 		return "", nil, false
+	}
+	if slices.ContainsFunc(b.op.Query, func(p *openapi3.Parameter) bool { return refOf(p.Name) == refMessage }) {
+		// Cursors point at messages of the room: a room with known
+		// messages gives them their oldest and newest values.
+		var known []string
+		for _, r := range rooms {
+			if len(b.w.messagesIn(r)) > 0 {
+				known = append(known, r)
+			}
+		}
+		if len(known) > 0 {
+			rooms = known
+		}
 	}
 	return anyOf(b.c, "path room", rooms), nil, true
 }

@@ -91,7 +91,14 @@ func (b *builder) queryValue(p *openapi3.Parameter, s *openapi3.Schema) (string,
 		}
 		alts := []alt{}
 		if ms := b.w.messagesIn(b.cs.room); len(ms) > 0 {
-			alts = append(alts, alt{anyOf(b.c, label+" message", ms).ID, ""})
+			// The ends of what is known of the room: the oldest and the
+			// newest message (the newest page read before the run, and
+			// the messages the engine sent).
+			oldest, newest := oldestNewest(ms)
+			alts = append(alts, alt{oldest.ID, ""})
+			if newest.ID != oldest.ID {
+				alts = append(alts, alt{newest.ID, ""})
+			}
 		}
 		if !b.plain {
 			alts = append(alts, alt{unknownID(b.w.caller().ID), "an unknown message id"})

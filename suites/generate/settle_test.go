@@ -12,6 +12,7 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
 )
 
 // servedWorld is the served world's users and write room, for decorators.
@@ -135,6 +136,11 @@ func TestOnlyAChangeTheRequestMadeFails(t *testing.T) {
 	}{{"listMessages", listingMarksRead(t), false}, {"getCurrentUser", currentUserMarksRead(t), true}} {
 		writeRoomOnly := fault.writeRoomOnly
 		s = serve(t, spec.Core, fault.wrap)
+		if !writeRoomOnly {
+			// The rooms the engine lists: one where the caller has unread
+			// messages, and that the run does not write to.
+			s.world.Rooms, s.world.HideRoom = unreadRooms(t, s), ""
+		}
 		e = s.engine(t, spec.Core, testSeed, true)
 		r, err = e.Run(context.Background(), GetNoChange, fault.op)
 		if err != nil {
@@ -151,6 +157,30 @@ func TestOnlyAChangeTheRequestMadeFails(t *testing.T) {
 		}
 		t.Logf("%s", fs[0])
 	}
+}
+
+// unreadRooms lists the rooms of the world, but the write room, where the
+// caller has unread messages.
+func unreadRooms(t testing.TB, s *served) []string {
+	t.Helper()
+	me := s.world.caller()
+	for _, room := range s.world.ownRooms() {
+		if room == s.world.WriteRoom {
+			continue
+		}
+		resp, err := s.client.Do(context.Background(), client.Request{Method: "GET", Path: "/v1/user/" + me.ID + "/rooms/" + room + "/unreadItems", Token: me.Token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var un struct {
+			Chat []string `json:"chat"`
+		}
+		if resp.JSON(&un) == nil && len(un.Chat) > 0 {
+			return []string{room}
+		}
+	}
+	t.Fatal("the world has no room with unread messages of the caller")
+	return nil
 }
 
 // A value a "changed" failure shows is cut around the first difference.

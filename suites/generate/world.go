@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/target"
@@ -48,6 +49,9 @@ type Message struct {
 	// Fresh marks a message the engine sent in this run: within any edit
 	// window, so an edit of it by its author must succeed.
 	Fresh bool
+	// Sent is when the server says it was sent ("" when unknown: a fresh
+	// message, newer than every message read before the run).
+	Sent string
 }
 
 func (w World) check(writes bool) error {
@@ -88,6 +92,36 @@ func (w World) messagesIn(room string) []Message {
 		}
 	}
 	return out
+}
+
+// oldestNewest returns the oldest and the newest of ms by the time the
+// server says each was sent (a message without one, sent during the run, is
+// newer than every other), in list order among equals.
+func oldestNewest(ms []Message) (oldest, newest Message) {
+	at := func(m Message) (time.Time, bool) {
+		t, err := time.Parse(time.RFC3339Nano, m.Sent)
+		return t, err == nil
+	}
+	older := func(a, b Message) bool {
+		ta, oka := at(a)
+		tb, okb := at(b)
+		switch {
+		case oka && okb:
+			return ta.Before(tb)
+		default:
+			return oka && !okb
+		}
+	}
+	oldest, newest = ms[0], ms[0]
+	for _, m := range ms[1:] {
+		if older(m, oldest) {
+			oldest = m
+		}
+		if !older(m, newest) {
+			newest = m
+		}
+	}
+	return oldest, newest
 }
 
 // DerivedTokens returns every token the engine derives from the given real
@@ -198,6 +232,7 @@ func WorldFromTarget(ctx context.Context, c *client.Client, d *target.Descriptio
 		}
 		var msgs []struct {
 			ID       string `json:"id"`
+			Sent     string `json:"sent"`
 			FromUser struct {
 				ID string `json:"id"`
 			} `json:"fromUser"`
@@ -206,7 +241,7 @@ func WorldFromTarget(ctx context.Context, c *client.Client, d *target.Descriptio
 			continue
 		}
 		for _, m := range msgs {
-			w.Messages = append(w.Messages, Message{ID: m.ID, Room: room, From: m.FromUser.ID})
+			w.Messages = append(w.Messages, Message{ID: m.ID, Room: room, From: m.FromUser.ID, Sent: m.Sent})
 		}
 	}
 	return w, nil
