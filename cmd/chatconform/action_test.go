@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -80,6 +82,7 @@ type actionRun struct {
 	outputs map[string]string // the action's outputs
 	log     string            // every step's output
 	upload  string            // the path the upload step was given ("" when skipped)
+	cache   map[string]string // what the cache step was given (nil when skipped)
 }
 
 var expr = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
@@ -136,6 +139,13 @@ func runAction(t *testing.T, workspace, temp string, with map[string]string, env
 		case "always()":
 		default:
 			t.Fatalf("step %q: condition %q is not evaluated by this test", st.Name, st.If)
+		}
+		if strings.HasPrefix(st.Uses, "actions/cache@") {
+			run.cache = map[string]string{}
+			for k, v := range st.With {
+				run.cache[k] = eval(v)
+			}
+			continue
 		}
 		if st.Uses != "" {
 			if !strings.HasPrefix(st.Uses, "actions/upload-artifact@") {
@@ -283,6 +293,16 @@ func TestActionRunsAsGitHubWould(t *testing.T) {
 		if m := reports(ws); len(m) > 0 || r.upload != "conformance-reports" {
 			t.Errorf("reports missing %v, upload of %q", m, r.upload)
 		}
+		// The build cache is the harness's, keyed on its own go.mod and
+		// go.sum: a caller's repository may have no go.sum at all.
+		mod, _ := os.ReadFile(filepath.Join(repoRoot(t), "go.mod"))
+		sum, _ := os.ReadFile(filepath.Join(repoRoot(t), "go.sum"))
+		h := sha256.Sum256(append(mod, sum...))
+		gocache, _ := exec.Command("go", "env", "GOCACHE").Output()
+		if !strings.HasSuffix(r.cache["key"], hex.EncodeToString(h[:])[:32]) || !strings.Contains(r.cache["path"], strings.TrimSpace(string(gocache))+"\n") ||
+			r.cache["restore-keys"] == "" || !strings.HasPrefix(r.cache["key"], r.cache["restore-keys"]) {
+			t.Errorf("the action's cache step was given %q", r.cache)
+		}
 		d, err := target.Load(desc)
 		if err != nil {
 			t.Fatal(err)
@@ -291,6 +311,28 @@ func TestActionRunsAsGitHubWould(t *testing.T) {
 			if strings.Contains(r.log, tok) {
 				t.Error("the log shows a token")
 			}
+		}
+	})
+	t.Run("quoted args", func(t *testing.T) {
+		ws := t.TempDir()
+		desc := serveLate(t, 13, 0)
+		// Both requirements must be judged: the filter arrives whole, as one
+		// flag value, quotes removed.
+		r := runAction(t, ws, temp, map[string]string{"target": desc, "require": "AUTH-CURRENT-USER,USER-SHAPE",
+			"args": `--seed 13 --label-filter 'AUTH-CURRENT-USER || USER-SHAPE' --focus "GET /v1/user"`}, nil)
+		if r.code != 0 || r.outputs["exit-code"] != "0" || !strings.Contains(r.log, "chatconform: PASS, judged") {
+			t.Fatalf("exit %d, outputs %v\n%s", r.code, r.outputs, r.log)
+		}
+	})
+	t.Run("args never evaluated", func(t *testing.T) {
+		ws := t.TempDir()
+		desc := serveLate(t, 14, 0)
+		r := runAction(t, ws, temp, map[string]string{"target": desc, "args": "--seed 14 --focus $(touch pwned)"}, nil)
+		if r.code != 2 || r.outputs["exit-code"] != "2" || !strings.Contains(r.log, "$(touch pwned) is a command substitution, which is never expanded") {
+			t.Errorf("exit %d, outputs %v\n%s", r.code, r.outputs, r.log)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+			t.Error("the args input was evaluated")
 		}
 	})
 	t.Run("coverage short", func(t *testing.T) {

@@ -26,11 +26,13 @@ Usage:
 func diff(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chatconform diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stdout, diffUsage) }
+	fs.Usage = func() {} // the error alone on a mistake; the whole usage on --help (below)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, diffUsage)
 			return exitPass
 		}
+		fmt.Fprintln(stderr, "chatconform diff: see chatconform diff --help (it takes no flag)")
 		return exitUsage
 	}
 	if fs.NArg() != 2 {

@@ -47,7 +47,7 @@ Usage:
   chatconform replay RECORD.jsonl              judge the exchanges of a --record file again, offline
   chatconform verify ATT.json --key PUB.pem [--record RECORD.jsonl]   check a signed attestation of a run
   chatconform keygen                           make a key pair for --attest
-  chatconform help [selftest|diff|proxy|replay|verify|keygen]   print this help, or a subcommand's
+  chatconform help [COMMAND]                   print this help, or a command's (diff, selftest, proxy, replay, verify, keygen)
   chatconform --version                        print the version
 
 Examples:
@@ -95,7 +95,7 @@ could not be reached or stopped answering, the run ran out of time or was
 interrupted, or checks could not judge the target. Every exit after the
 flags are read writes the reports asked for, with what is known.
 
-Flags:
+Flags (-name and --name are the same):
 `
 
 // textFlag is a string flag that refuses an empty value: an empty flag
@@ -187,14 +187,12 @@ func version() string {
 }
 
 func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "selftest" {
-		return selftest(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "diff" {
-		return diff(args[1:], stdout, stderr)
-	}
 	if len(args) > 0 {
 		switch args[0] {
+		case "selftest":
+			return selftest(ctx, args[1:], stdout, stderr)
+		case "diff":
+			return diff(args[1:], stdout, stderr)
 		case "proxy":
 			return proxyCmd(ctx, args[1:], lookupEnv, stdout, stderr)
 		case "replay":
@@ -203,22 +201,21 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 			return verify(ctx, args[1:], stdout, stderr)
 		case "keygen":
 			return keygen(args[1:], stdout, stderr)
-		}
-	}
-	if len(args) > 0 && args[0] == "help" {
-		if len(args) > 1 && args[1] == "selftest" {
-			return selftest(ctx, []string{"--help"}, stdout, stderr)
-		}
-		if len(args) > 1 && args[1] == "diff" {
-			return diff([]string{"--help"}, stdout, stderr)
-		}
-		if len(args) > 1 {
-			switch args[1] {
-			case "proxy", "replay", "verify", "keygen":
+		case splitArgsCommand:
+			return splitArgs(args[1:], stdout, stderr)
+		case "help":
+			if len(args) > 1 && args[1] != "help" {
+				if !isCommand(args[1]) {
+					return unknownCommand(stderr, "chatconform help", args[1])
+				}
 				return run(ctx, []string{args[1], "--help"}, lookupEnv, stdout, stderr)
 			}
+			args = []string{"--help"}
+		default:
+			if !strings.HasPrefix(args[0], "-") {
+				return misplaced(stderr, "chatconform", args[0], true)
+			}
 		}
-		args = []string{"--help"}
 	}
 	var o options
 	fs := flag.NewFlagSet("chatconform", flag.ContinueOnError)
@@ -226,7 +223,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fs.Usage = func() {} // the error alone on a mistake; the whole usage on --help (below)
 	fs.Var(&o.target, "target", "target description `file` (YAML or JSON); also CHAT_TARGET")
 	fs.Var(&o.baseURL, "base-url", "base `URL` of the server (beats the file and CHAT_BASE_URL)")
-	fs.Var(&o.tokens, "token", "token of user 1; repeat for users 2, 3, ... (beats the file and CHAT_TOKEN, CHAT_TOKEN_2, ...)")
+	fs.Var(&o.tokens, "token", "`token` of user 1; repeat for users 2, 3, ... (beats the file and CHAT_TOKEN, CHAT_TOKEN_2, ...)")
 	fs.Var(&o.userNames, "user-name", "a `name` for user 1 in reports; repeat for users 2, 3, ... (users[i].name; CHAT_USER_NAME, CHAT_USER_NAME_2, ...)")
 	fs.Var(&o.userIDs, "user-id", "user 1's `id`; repeat for users 2, 3, ... (users[i].id; CHAT_USER_ID, ...); checked against GET /v1/user, discovered when left out")
 	fs.Var(&o.usernames, "username", "user 1's `username`; repeat for users 2, 3, ... (users[i].username; CHAT_USERNAME, ...); checked like --user-id")
@@ -239,10 +236,10 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fs.Var(&o.oneToOneRoom, "rooms-one-to-one", "`id` of a one-to-one room of user 1 (rooms.one_to_one; CHAT_ROOMS_ONE_TO_ONE)")
 	fs.Var(&o.writeRoom, "write-room", "`id` of a room users 1 and 2 share, for posting (write_room; CHAT_WRITE_ROOM)")
 	fs.Var(&o.hideRoom, "hide-room", "`id` of a room user 1 may lose from their list: enables the (destructive) hide checks (hide_room; CHAT_HIDE_ROOM)")
-	fs.StringVar(&o.profile, "profile", "", "core or reference (default: reference for the bundled server, core otherwise)")
+	fs.StringVar(&o.profile, "profile", "", "`name`: core or reference (default: reference for the bundled server, core otherwise)")
 	fs.StringVar(&o.labelFilter, "label-filter", "", "run only checks whose labels (requirement ids, core, reference) match this Ginkgo label `expression`")
 	fs.StringVar(&o.focus, "focus", "", "run only checks whose name matches this `regex`")
-	fs.Uint64Var(&o.seed, "seed", 0, "seed for generated data and check order (default: from the clock; printed so a run can be replayed)")
+	fs.Uint64Var(&o.seed, "seed", 0, "`N`: seed for generated data and check order (default: from the clock; printed so a run can be replayed)")
 	fs.BoolVar(&o.list, "list", false, "print the checks with their requirement ids and run nothing")
 	fs.StringVar(&o.junit, "junit", "", "write a JUnit XML report to `file`")
 	fs.StringVar(&o.jsonOut, "json", "", "write a JSON report (verdict per requirement, coverage, failures, exchanges) to `file`")
@@ -256,7 +253,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "timeout of each request")
 	fs.DurationVar(&o.specTimeout, "check-timeout", 2*time.Minute, "timeout of each check")
 	fs.DurationVar(&o.maxTime, "max-time", 30*time.Minute, "bound on the whole run: checks not started by then are NOT RUN and the run exits 3 (0: no bound)")
-	fs.DurationVar(&o.waitFor, "wait", 0, "before the preflight, wait up to this `duration` for the target to answer at all (a server started just before the run)")
+	fs.DurationVar(&o.waitFor, "wait", 0, "before the first request of the run, wait up to this `duration` for the target to answer at all (a server started just before the run)")
 	fs.Var(&o.rate, "rate", "throttle the whole run to `N/s` requests per second (such as 5/s), for servers with tight rate limits (default: no limit)")
 	fs.DurationVar(&o.eventually, "eventually", 5*time.Second, "how long search and unread state may lag behind a write")
 	fs.IntVar(&o.examples, "examples", 0, "random `requests` each generated check draws per operation besides its coverage cases (0: the default, 4)")
@@ -277,8 +274,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return exitPass
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "chatconform: unexpected argument %q (see --help)\n", fs.Arg(0))
-		return exitUsage
+		return misplaced(stderr, "chatconform", fs.Arg(0), false)
 	}
 	var profile spec.Profile
 	if o.profile != "" {

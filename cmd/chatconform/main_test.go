@@ -111,7 +111,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--base-url", "http://x", "--token", "tok-x"}, 2, `--base-url: "http://x": the API is served over HTTPS only`},
 		{[]string{"--base-url", "https://x"}, 2, "no token: give --token"},
 		{[]string{"--target", down}, 3, "could not be reached"},
-		{[]string{"stray"}, 2, "unexpected argument"},
+		{[]string{"stray"}, 2, `unknown command "stray"`},
 		{[]string{"--label-filter", "(("}, 2, "--label-filter"},
 		{[]string{"--label-filter", "MSG-SEND-200 ||"}, 2, "--label-filter: Syntax Error"},
 		{[]string{"--base-url", "", "--token", "t"}, 2, `invalid value "" for flag -base-url: empty`},

@@ -179,7 +179,7 @@ verdicts the newer version reaches differently.
 Exit codes: 0 nothing broken; 1 a requirement broken; 2 the record cannot
 be read; 3 the same documents and harness reach other verdicts than the run.
 
-Flags:
+Flags (-name and --name are the same):
 `
 
 // replay is `chatconform replay`.
@@ -196,6 +196,7 @@ func replay(args []string, stdout, stderr io.Writer) int {
 			fs.PrintDefaults()
 			return exitPass
 		}
+		fmt.Fprintln(stderr, "chatconform replay: see chatconform replay --help for the flags")
 		return exitUsage
 	}
 	if len(pos) != 1 {

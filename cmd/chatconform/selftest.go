@@ -30,7 +30,7 @@ prints the kill matrix and writes it to a file.
 Usage:
   chatconform selftest [flags]
 
-Flags:
+Flags (-name and --name are the same):
 `
 
 func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -38,8 +38,8 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(stderr)
 	fs.Usage = func() {} // the error alone on a mistake; the whole usage on --help (below)
 	matrix := fs.String("matrix", "selftest-matrix.txt", "write the kill matrix to this `file`")
-	parallel := fs.Int("parallel", 2*runtime.NumCPU(), "runs at a time")
-	seed := fs.Uint64("seed", 1, "seed of the world and of every run")
+	parallel := fs.Int("parallel", 2*runtime.NumCPU(), "`N` runs (chatconform processes) at a time")
+	seed := fs.Uint64("seed", 1, "`N`: seed of the world and of every run")
 	full := fs.Bool("full", false, "run every fault against the whole core profile, not only the checks of its requirement")
 	variants := fs.Bool("variants", false, "run the conforming variants only, no fault")
 	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`")
