@@ -196,9 +196,9 @@ func (c *collector) roomOnce(r *roomState, req string) bool {
 }
 
 // roomAnswer notes what one room object of a list shows, for the kind
-// rules, and judges what it says of itself: oneToOne and platformType
-// agree, and the user of a one-to-one room in the caller's own list
-// (self, "" when not the caller's) is someone else.
+// rules (among it, a user that is the caller in the caller's own list:
+// self, "" when the list is not the caller's), and judges what it says of
+// itself: oneToOne and platformType agree.
 func (st *state) roomAnswer(rf *roomFact, op opKind, self string, id int32) {
 	r := &st.rooms[st.room(string(rf.id))]
 	first := func(ex *int32) {
@@ -227,16 +227,16 @@ func (st *state) roomAnswer(rf *roomFact, op opKind, self string, id int32) {
 				quote(r.id), st.desc(id), rf.oneToOne == 1, quote(string(rf.platformType)))
 		}
 	}
-	if self != "" && rf.user.hasID && string(rf.user.id) == self && st.found.roomOnce(r, RoomOneToOne) {
-		st.found.add(RoomOneToOne, []int32{id}, "Room %s in %s, a list of user %s's own rooms, gives that same user as its user; the user of a one-to-one room is the other participant.",
-			quote(r.id), st.desc(id), quote(self))
+	if self != "" && rf.user.hasID && string(rf.user.id) == self && r.selfEx < 0 {
+		r.selfEx, r.self = id, self
 	}
 }
 
 // roomKind judges every answer that showed a room against the room's kind
 // as its lists give it (platformType, oneToOne): a one-to-one room has no
-// uri, a room that is not one carries no user, a channel carries no
-// userCount and carries security. A room whose kind its answers
+// uri and its user, in the caller's own list, is not the caller; a room
+// that is not one carries no user; a channel carries no userCount and
+// carries security. A room whose kind its answers
 // contradict is reported as such (ROOM-STABLE, ROOM-ONE-TO-ONE) and not
 // judged further.
 func (c *checker) roomKind(ri int) {
@@ -269,6 +269,12 @@ func (c *checker) roomKind(ri int) {
 	if one && r.uriEx >= 0 && once(RoomOneToOne) {
 		c.found.add(RoomOneToOne, []int32{kindEx, r.uriEx}, "Room %s is one-to-one (%s in %s), yet %s gives it a uri; uri is absent on one-to-one rooms.",
 			quote(r.id), kind, c.st.desc(kindEx), c.st.desc(r.uriEx))
+	}
+	// A room that is not one-to-one has no other participant: its user is
+	// wrong as such, whoever it names.
+	if !notOne && r.selfEx >= 0 && once(RoomOneToOne) {
+		c.found.add(RoomOneToOne, []int32{r.selfEx}, "Room %s in %s, a list of user %s's own rooms, gives that same user as its user; the user of a one-to-one room is the other participant.",
+			quote(r.id), c.st.desc(r.selfEx), quote(r.self))
 	}
 	if notOne && r.userEx >= 0 && once(RoomUserOnly) {
 		c.found.add(RoomUserOnly, []int32{kindEx, r.userEx}, "Room %s is not one-to-one (%s in %s), yet %s gives it a user; user is present only on one-to-one rooms.",

@@ -208,6 +208,9 @@ func TestRoomKinds(t *testing.T) {
 		{name: "a one-to-one room whose user is the caller", run: func(h *hist) {
 			list(h, 0, 1, "/v1/user/me/rooms", "["+dm+"]")
 		}, want: []string{RoomOneToOne}},
+		{name: "a channel giving the caller as its user: not one-to-one, so only that", run: func(h *hist) {
+			list(h, 0, 0, "/v1/user/me/channels", `[{"id":"c1","platformType":"USER_CHANNEL","security":"PUBLIC","user":{"id":"u1","username":"ada","url":"/ada"}}]`)
+		}, want: []string{RoomUserOnly}},
 		{name: "a list of another user's rooms is not judged for the other participant", run: func(h *hist) {
 			list(h, 0, 0, "/v1/user/u2/rooms", "["+dm+"]")
 		}},

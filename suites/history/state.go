@@ -119,8 +119,10 @@ type roomState struct {
 	// outside the channels list, and without security outside the
 	// channels list (-1 none): judged against its kind by the check.
 	uriEx, userEx, countEx, noSecEx int32
-	kindClash                       bool  // its kind is contradicted: the kind rules do not judge it
-	done                            uint8 // room requirements reported (roomBit)
+	selfEx                          int32  // the first own list of a user giving that user as its user, -1
+	self                            string // that user's id
+	kindClash                       bool   // its kind is contradicted: the kind rules do not judge it
+	done                            uint8  // room requirements reported (roomBit)
 }
 
 type nameSeen struct {
@@ -207,7 +209,7 @@ func (st *state) room(id string) int32 {
 	}
 	i := int32(len(st.rooms))
 	st.roomIdx[id] = i
-	st.rooms = append(st.rooms, roomState{id: id, oto: -1, ptEx: -1, otoEx: -1, uriEx: -1, userEx: -1, countEx: -1, noSecEx: -1})
+	st.rooms = append(st.rooms, roomState{id: id, oto: -1, ptEx: -1, otoEx: -1, uriEx: -1, userEx: -1, countEx: -1, noSecEx: -1, selfEx: -1})
 	return i
 }
 
