@@ -160,7 +160,9 @@ func (f Fault) survives(reason string) Fault { f.Survives = reason; return f }
 func Faults() []Fault {
 	all := slices.Concat(transportFaults(), userFaults(), roomFaults(), unreadFaults(),
 		messageFaults(), renderingFaults(), paginationFaults(), searchFaults(), generatedFaults(),
-		modelMessageFaults(), modelPaginationFaults(), modelUnreadFaults())
+		modelMessageFaults(), modelPaginationFaults(), modelUnreadFaults(),
+		heldOutTransportFaults(), heldOutUserFaults(), heldOutRoomsFaults(), heldOutUnreadFaults(), heldOutMessagesFaults(),
+		heldOutRenderingFaults(), heldOutPaginationFaults(), heldOutSearchFaults())
 	for i := range all {
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])

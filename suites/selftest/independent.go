@@ -29,6 +29,17 @@ func independentWhat(defect string) string {
 	return "independent implementation: " + what
 }
 
+// heldOutWhat is a held-out defect of the independent implementation
+// described in its author's words.
+func heldOutWhat(defect string) string {
+	for _, d := range independent.HeldOut() {
+		if d.Name == defect {
+			return "independent implementation (held out): " + d.What
+		}
+	}
+	panic("selftest: the independent implementation has no held-out defect " + defect)
+}
+
 // serveIndependent starts the independent implementation (with defect
 // switched on, when not empty) and writes its description to desc, its
 // certificate beside it. The caller must call stop.

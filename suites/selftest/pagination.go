@@ -700,3 +700,19 @@ func modelPaginationFaults() []Fault {
 			})),
 	}
 }
+
+// heldOutPaginationFaults are the held-out defects of the independent implementation
+// whose requirements belong to this file (see HeldOut).
+func heldOutPaginationFaults() []Fault {
+	return []Fault{
+		HeldOut.fault("PAGE-AFTERID/wrong-subject#5", heldOutWhat("after-inclusive")).inIndependent("after-inclusive"),
+		HeldOut.fault("PAGE-AROUNDID/wrong-subject#4", heldOutWhat("around-mirrored")).inIndependent("around-mirrored"),
+		HeldOut.fault("PAGE-BEFOREID-WALK/wrong-subject#4", heldOutWhat("before-skips-neighbour")).inIndependent("before-skips-neighbour"),
+		HeldOut.fault("LIMIT-100/ignores-input#3", heldOutWhat("limit-99")).inIndependent("limit-99"),
+		HeldOut.fault("LIMIT-CAP/ignores-input#7", heldOutWhat("limit-cap-skip")).inIndependent("limit-cap-skip"),
+		HeldOut.fault("PAGE-LIMIT/intermittent#2", heldOutWhat("limit-flaky")).inIndependent("limit-flaky"),
+		HeldOut.fault("PAGE-UNIQUE/intermittent", heldOutWhat("page-dup-flaky")).inIndependent("page-dup-flaky"),
+		HeldOut.fault("PAGE-SKIP/ignores-input#3", heldOutWhat("skip-ignored-with-before")).inIndependent("skip-ignored-with-before"),
+		HeldOut.fault("PAGE-SKIP/wrong-subject#4", heldOutWhat("skip-off-by-one")).inIndependent("skip-off-by-one"),
+	}
+}

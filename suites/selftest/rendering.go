@@ -291,3 +291,17 @@ func respell(raw string, inHTML bool) string {
 	}
 	return out
 }
+
+// heldOutRenderingFaults are the held-out defects of the independent implementation
+// whose requirements belong to this file (see HeldOut).
+func heldOutRenderingFaults() []Fault {
+	return []Fault{
+		HeldOut.fault("META-ISSUES/shape#3", heldOutWhat("meta-issues-int")).inIndependent("meta-issues-int"),
+		HeldOut.fault("META-MENTIONS/wrong-subject#3", heldOutWhat("meta-mention-userid-username")).inIndependent("meta-mention-userid-username"),
+		HeldOut.fault("META-URLS/ignores-input", heldOutWhat("meta-urls-first-only")).inIndependent("meta-urls-first-only"),
+		HeldOut.fault("RENDER-ESCAPE/stale-derived", heldOutWhat("render-escape-edit")).inIndependent("render-escape-edit"),
+		HeldOut.fault("RENDER-ISSUE/shape#4", heldOutWhat("render-issue-at-end")).inIndependent("render-issue-at-end"),
+		HeldOut.fault("RENDER-LINK/shape#6", heldOutWhat("render-link-query")).inIndependent("render-link-query"),
+		HeldOut.fault("RENDER-MENTION/shape#5", heldOutWhat("render-mention-repeat")).inIndependent("render-mention-repeat"),
+	}
+}

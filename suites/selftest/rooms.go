@@ -633,3 +633,28 @@ func roomKind(c *call, id string) string {
 	}
 	return ""
 }
+
+// heldOutRoomsFaults are the held-out defects of the independent implementation
+// whose requirements belong to this file (see HeldOut).
+func heldOutRoomsFaults() []Fault {
+	return []Fault{
+		HeldOut.fault("CHANNEL-LIST/intermittent#2", heldOutWhat("channel-kind-flaky")).inIndependent("channel-kind-flaky"),
+		HeldOut.fault("CHANNEL-SECURITY/shape#4", heldOutWhat("channel-security-missing")).inIndependent("channel-security-missing"),
+		HeldOut.fault("CHANNEL-NO-USERCOUNT/shape#4", heldOutWhat("channel-usercount-multi")).inIndependent("channel-usercount-multi"),
+		HeldOut.fault("ROOM-HIDE/wrong-subject#3", heldOutWhat("hide-dm-peer")).inIndependent("hide-dm-peer"),
+		HeldOut.fault("ROOM-HIDE/too-wide#2", heldOutWhat("hide-for-everyone")).inIndependent("hide-for-everyone"),
+		HeldOut.fault("ROOM-HIDE/not-stored#4", heldOutWhat("hide-second-ignored")).inIndependent("hide-second-ignored"),
+		HeldOut.fault("ORG-LIST/intermittent#2", heldOutWhat("org-avatar-flaky")).inIndependent("org-avatar-flaky"),
+		HeldOut.fault("ORG-ROOM/wrong-subject#2", heldOutWhat("org-room-stale-var")).inIndependent("org-room-stale-var"),
+		HeldOut.fault("REPO-PRIVATE-WITHHELD/too-wide#3", heldOutWhat("repo-cache-global")).inIndependent("repo-cache-global"),
+		HeldOut.fault("REPO-PRIVATE-GRANTED/wrong-subject#3", heldOutWhat("repo-private-roomless-hidden")).inIndependent("repo-private-roomless-hidden"),
+		HeldOut.fault("REPO-ROOM/intermittent", heldOutWhat("repo-room-flaky")).inIndependent("repo-room-flaky"),
+		HeldOut.fault("ROOM-ONE-TO-ONE/shape#4", heldOutWhat("room-dm-uri")).inIndependent("room-dm-uri"),
+		HeldOut.fault("ROOM-ONE-TO-ONE/wrong-subject#3", heldOutWhat("room-dm-user-second-member")).inIndependent("room-dm-user-second-member"),
+		HeldOut.fault("ROOM-STABLE/intermittent", heldOutWhat("room-kind-flaky")).inIndependent("room-kind-flaky"),
+		HeldOut.fault("ROOM-SHAPE/shape#9", heldOutWhat("room-lastaccess-offset")).inIndependent("room-lastaccess-offset"),
+		HeldOut.fault("ROOM-USER-ONLY-ONE-TO-ONE/shape#5", heldOutWhat("room-two-member-user")).inIndependent("room-two-member-user"),
+		HeldOut.fault("ROOM-KINDS/intermittent#2", heldOutWhat("rooms-dm-missing-flaky")).inIndependent("rooms-dm-missing-flaky"),
+		HeldOut.fault("ROOM-KINDS/wrong-subject#5", heldOutWhat("rooms-drop-slashed")).inIndependent("rooms-drop-slashed"),
+	}
+}

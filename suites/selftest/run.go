@@ -34,7 +34,8 @@ type Options struct {
 	// runtime.NumCPU() (a run spends much of its time waiting out the
 	// window in which search and unread state may lag).
 	Parallel int
-	// Only keeps the faults and variants whose name contains it.
+	// Only keeps the faults and variants whose name contains it, or whose
+	// origin it names exactly (--only held-out).
 	Only string
 	// VariantsOnly runs the variants and no fault.
 	VariantsOnly bool
@@ -109,12 +110,12 @@ func Run(ctx context.Context, opt Options) (*Matrix, error) {
 	}
 	var jobs []*job
 	for _, f := range Faults() {
-		if strings.Contains(f.Name, opt.Only) && !opt.VariantsOnly {
+		if (strings.Contains(f.Name, opt.Only) || string(f.Origin) == opt.Only) && !opt.VariantsOnly {
 			jobs = append(jobs, &job{fault: &f, res: Result{Kind: "fault", Name: f.Name, Req: f.Req, Class: f.Class, What: f.What, Survives: f.Survives}})
 		}
 	}
 	for _, v := range Variants() {
-		if strings.Contains(v.Name, opt.Only) {
+		if strings.Contains(v.Name, opt.Only) || string(v.Origin) == opt.Only {
 			jobs = append(jobs, &job{variant: &v, res: Result{Kind: "variant", Name: v.Name, What: v.What}})
 		}
 	}

@@ -8,6 +8,32 @@ import "strings"
 // "attribution" a defect a check sees but blames on another requirement.
 // The matrix prints each beside its fault.
 var survivorReasons = map[string]string{
+	// Held-out defects (origin HeldOut) that the checks of their own
+	// requirement do not catch in the default selection: each reason says
+	// what a check would have to do. They stay here, unanswered, as the
+	// measure of what the checks still miss; no check was written for one.
+	"AUTH-BEARER/ignores-input#2":        "gap (held out): with a query string only access_token is consulted; the AUTH-BEARER checks send Bearer tokens on requests without query parameters (the checks of pages, which send both, catch it in --full)",
+	"AUTH-UNKNOWN-TOKEN/intermittent#2":  "gap (held out): one unknown-token request in ten is served as the last caller; AUTH-UNKNOWN-TOKEN's check sends few such requests, GEN-NO-TOKEN-NO-DATA sends many and catches it under its own id",
+	"HTTP-JSON-BODY/shape#6":             "gap (held out): bodies over 16 KiB are cut; no answer of HTTP-JSON-BODY's own checks is that long (long pages of other checks catch it in --full)",
+	"LIMIT-CAP/ignores-input#7":          "gap (held out): limit is not capped when skip is given too; no check asks for more than 100 messages together with skip",
+	"MSG-EDIT-PERSISTED/not-stored#6":    "gap (held out): edits after the first are answered and not stored; the model reaches it only when one message is edited twice and then read, which seed 1's draws do not do; the history checker sees v go down under MSG-EDIT-V-INC",
+	"MSG-GET-ONE/not-stored#2":           "not told apart (held out): the oldest message of a room answers 404 by id; to a client a read that cannot find a message and a send that was not stored look the same, and the model files it under MSG-SEND-STORED",
+	"MSG-ROOM-SCOPE/too-wide":            "gap (held out): search looks through every room; searches are not among the model's operations, and SEARCH-Q's check searches words only its own room holds",
+	"ORG-ROOM/wrong-subject#2":           "gap (held out): an organisation without a room embeds the previous entry's room; a check would have to tell that the embedded room is not the organisation's (by its name or uri), which the document does not tie to the entry",
+	"REPO-ROOM/intermittent":             "gap (held out): one repositories list in seven gives a roomless repository the previous entry's room; as ORG-ROOM/wrong-subject#2, and the history checker does not compare entries' rooms across lists",
+	"RENDER-ISSUE/shape#4":               "gap (held out): an issue reference at the very end of a text is not wrapped; the rendering checks' texts go on after the reference",
+	"RENDER-MENTION/shape#5":             "gap (held out): a second mention of the same user is not wrapped; the rendering checks mention each user once",
+	"REPO-PRIVATE-WITHHELD/too-wide#3":   "gap (held out): the repositories list of the first caller is given to everyone; it shows when a granting user lists repositories before one who did not grant, which the checks of this requirement alone do not do (--full catches it)",
+	"ROOM-HIDE/not-stored#4":             "not checked, on purpose (held out): only the first room a user hides is hidden; a run hides one room only, hide_room",
+	"ROOM-KINDS/wrong-subject#5":         "gap (held out): repository rooms are dropped from the rooms list; the independent world's description names no room hints, and ROOM-KINDS is judged against the hints (README: a hint is a promise)",
+	"ROOM-SHAPE/shape#9":                 "gap (held out): lastAccessTime is written with an offset after the user posts or marks read; ROOM-SHAPE's own checks do neither first (--full catches it)",
+	"SEARCH-Q/ignores-input#3":           "gap (held out): the query is lowercased but not the text; SEARCH-Q's check searches a lower-case word, and search is not among the model's operations",
+	"SEARCH-Q/intermittent#2":            "gap (held out): one search in eight ignores q; SEARCH-Q's check makes few searches, and search is not among the model's operations",
+	"UNREAD-CHAT/intermittent#2":         "gap (held out): one unread read in seven lists nothing; the model reads unread lists again while the --eventually window may explain a difference, and the next read is right; GEN-GET-NO-CHANGE sees it under its own id",
+	"UNREAD-MENTION/wrong-subject#3":     "gap (held out): a message is a mention only of the first user it mentions; the mention checks mention one user per message, and mentions are not among the model's operations",
+	"UNREAD-ROOM-COUNTS/wrong-subject#2": "gap (held out): the room embedded in an organisation entry counts the first member's unread items; the room counts are compared in the rooms list only",
+	"USER-STABLE/shape":                  "gap (held out): a mention's screenName is the name as typed when its letter case differs from the username; no check mentions a user in another letter case",
+	"USER-GET-ARRAY/wrong-subject":       "caught under another id (held out): GET /v1/user gives every caller the first caller's user; that breaks AUTH-CURRENT-USER (and the history checker's MSG-SEND-TEXT), while USER-GET-ARRAY's checks ask as one user",
 	"MSG-SEND-STORED/not-stored#5":       "not checked, on purpose: the harness sends only to write_room (README: what a run leaves), so a defect of channels alone is not written to",
 	"ROOM-HIDE/ignores-input#2":          "not checked, on purpose: the harness hides only hide_room, the one room the description allows it to take away; a defect of other kinds of room is not reached",
 	"UNREAD-MARK-READ/not-stored#3":      "not checked, on purpose: the harness marks read only in write_room (other rooms are read, never changed), so a defect of one-to-one rooms alone is not reached",

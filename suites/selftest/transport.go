@@ -467,3 +467,21 @@ func loginRedirect() step {
 		return x
 	}
 }
+
+// heldOutTransportFaults are the held-out defects of the independent implementation
+// whose requirements belong to this file (see HeldOut).
+func heldOutTransportFaults() []Fault {
+	return []Fault{
+		HeldOut.fault("AUTH-REQUIRED/wrong-subject#2", heldOutWhat("auth-anonymous-first-user")).inIndependent("auth-anonymous-first-user"),
+		HeldOut.fault("AUTH-BEARER/ignores-input#2", heldOutWhat("auth-bearer-with-query")).inIndependent("auth-bearer-with-query"),
+		HeldOut.fault("AUTH-QUERY-TOKEN/ignores-input#4", heldOutWhat("auth-query-get-only")).inIndependent("auth-query-get-only"),
+		HeldOut.fault("AUTH-CURRENT-USER/wrong-subject#3", heldOutWhat("auth-session-by-addr")).inIndependent("auth-session-by-addr"),
+		HeldOut.fault("AUTH-UNKNOWN-TOKEN/ignores-input#4", heldOutWhat("auth-token-prefix")).inIndependent("auth-token-prefix"),
+		HeldOut.fault("AUTH-UNKNOWN-TOKEN/intermittent#2", heldOutWhat("auth-unknown-fallback-flaky")).inIndependent("auth-unknown-fallback-flaky"),
+		HeldOut.fault("HTTP-JSON-CONTENT-TYPE/intermittent#2", heldOutWhat("ctype-flaky")).inIndependent("ctype-flaky"),
+		HeldOut.fault("HTTP-JSON-CONTENT-TYPE/shape#5", heldOutWhat("ctype-no-charset-writes")).inIndependent("ctype-no-charset-writes"),
+		HeldOut.fault("HTTP-JSON-BODY/shape#6", heldOutWhat("json-cut-16k")).inIndependent("json-cut-16k"),
+		HeldOut.fault("HTTP-TLS-ONLY/too-wide#3", heldOutWhat("tls-plain-also")).inIndependent("tls-plain-also"),
+		HeldOut.fault("HTTP-GET-SAFE/collateral#9", heldOutWhat("unread-get-clears")).inIndependent("unread-get-clears"),
+	}
+}

@@ -645,3 +645,21 @@ func modelUnreadFaults() []Fault {
 			})),
 	}
 }
+
+// heldOutUnreadFaults are the held-out defects of the independent implementation
+// whose requirements belong to this file (see HeldOut).
+func heldOutUnreadFaults() []Fault {
+	return []Fault{
+		HeldOut.fault("UNREAD-MARK-READ/ignores-input#5", heldOutWhat("mark-read-first-only")).inIndependent("mark-read-first-only"),
+		HeldOut.fault("UNREAD-MARK-READ/intermittent#2", heldOutWhat("mark-read-flaky")).inIndependent("mark-read-flaky"),
+		HeldOut.fault("UNREAD-MARK-READ/stale-derived#2", heldOutWhat("mark-read-mention-sticky")).inIndependent("mark-read-mention-sticky"),
+		HeldOut.fault("UNREAD-ROOM-COUNTS/wrong-subject#2", heldOutWhat("org-room-counts-first-member")).inIndependent("org-room-counts-first-member"),
+		HeldOut.fault("UNREAD-READBY/stale-derived#4", heldOutWhat("readby-recount")).inIndependent("readby-recount"),
+		HeldOut.fault("UNREAD-ROOM-COUNTS/stale-derived#6", heldOutWhat("room-counts-cached")).inIndependent("room-counts-cached"),
+		HeldOut.fault("UNREAD-CHAT/intermittent#2", heldOutWhat("unread-chat-flaky")).inIndependent("unread-chat-flaky"),
+		HeldOut.fault("UNREAD-FLAG/wrong-subject#5", heldOutWhat("unread-flag-first-member")).inIndependent("unread-flag-first-member"),
+		HeldOut.fault("UNREAD-MENTION/wrong-subject#3", heldOutWhat("unread-mention-first-only")).inIndependent("unread-mention-first-only"),
+		HeldOut.fault("UNREAD-CHAT/wrong-subject#4", heldOutWhat("unread-newest-dropped")).inIndependent("unread-newest-dropped"),
+		HeldOut.fault("UNREAD-SHAPE/shape#5", heldOutWhat("unread-null-arrays")).inIndependent("unread-null-arrays"),
+	}
+}
