@@ -36,7 +36,7 @@ func (e *Env) generator() *generate.Engine {
 		// hide_room out of user 1's list before it looks.
 		w.HideRoom = ""
 		e.gen.engine, e.gen.err = generate.New(generate.Config{Client: e.Client, Profile: e.Profile, World: w, Seed: e.Seed,
-			Examples: e.Examples, Writes: e.Target.WriteRoom != ""})
+			Examples: e.Examples, Writes: e.Target.WriteRoom != "", Settle: e.Eventually})
 	})
 	if e.gen.err != nil {
 		if Unreachable(e.gen.err) {
@@ -59,6 +59,9 @@ func generatedSpecs(d decl) {
 					Fail(err.Error())
 				}
 				By(fmt.Sprintf("%d requests over %d operations", rep.Requests, len(rep.Results)))
+				for _, l := range rep.PairLines() {
+					By(l)
+				}
 				for _, r := range rep.Results {
 					if r.Skipped != "" {
 						By(r.Operation + " not judged: " + r.Skipped)

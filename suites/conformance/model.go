@@ -21,19 +21,26 @@ type modelArea struct {
 	reqs  []string
 	mix   model.Mix
 	steps int
+	users int // described users the area needs
 }
 
 var modelAreas = []modelArea{
 	{"sends, edits and reads by id keep to the model of the API over random sequences",
 		[]string{"MSG-SEND-200", "MSG-SEND-DEFAULTS", "MSG-SEND-EDITEDAT-NULL", "MSG-SEND-TEXT", "MSG-SEND-STATUS", "MSG-SEND-STORED",
 			"MSG-EDIT", "MSG-EDIT-EDITEDAT", "MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED", "MSG-GET-ONE", "MSG-ROOM-SCOPE", "MSG-TEXT-REQUIRED", "GEN-NO-5XX"},
-		model.Mix{model.Send: 4, model.SendNoText: 1, model.Edit: 4, model.EditNoText: 1, model.Get: 4, model.List: 1}, 30},
+		model.Mix{model.Send: 4, model.SendNoText: 1, model.Edit: 4, model.EditNoText: 1, model.Get: 4, model.List: 1}, 30, 1},
 	{"pages with every combination of cursors and limit keep to the model of the API over random sequences",
 		[]string{"MSG-LIST", "PAGE-LIMIT", "PAGE-UNIQUE", "PAGE-BEFOREID", "PAGE-BEFOREID-WALK", "PAGE-AFTERID", "PAGE-AROUNDID", "LIMIT-CAP", "GEN-NO-5XX"},
-		model.Mix{model.Send: 3, model.List: 6, model.Edit: 1}, 40},
+		model.Mix{model.Send: 3, model.List: 6, model.Edit: 1}, 40, 1},
 	{"unread state, marking read and readBy keep to the model of the API over random sequences",
-		[]string{"UNREAD-CHAT", "UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG", "GEN-NO-5XX"},
-		model.Mix{model.Send: 3, model.Mark: 3, model.Unread: 3, model.Get: 1, model.List: 1}, 30},
+		[]string{"UNREAD-CHAT", "UNREAD-MENTION", "UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG", "GEN-NO-5XX"},
+		model.Mix{model.Send: 3, model.Mark: 3, model.Unread: 3, model.Get: 1, model.List: 1}, 30, 2},
+	{"mentions, issue references and links are rendered and listed in every answer, over random sequences of sends and edits",
+		[]string{"RENDER-MENTION", "RENDER-ISSUE", "RENDER-LINK", "META-URLS", "META-MENTIONS", "META-ISSUES"},
+		model.Mix{model.Send: 4, model.Edit: 2, model.Get: 2, model.List: 1}, 30, 1},
+	{"searches, the room's unread counts and lastAccessTime keep to the model of the API over random sequences",
+		[]string{"SEARCH-Q", "UNREAD-ROOM-COUNTS", "ROOM-LAST-ACCESS"},
+		model.Mix{model.Send: 3, model.Mark: 1, model.Rooms: 3, model.Search: 3}, 30, 1},
 }
 
 func modelSpecs(d decl) {
@@ -46,6 +53,7 @@ func modelSpecs(d decl) {
 
 func (e *Env) runModel(a modelArea) {
 	GinkgoHelper()
+	e.needUsers(a.users)
 	room := e.writeRoom()
 	cfg := model.Config{Judge: a.reqs, Mix: a.mix, Seed: e.Seed, Steps: a.steps, Sequences: e.ModelSequences,
 		Eventually: e.Eventually, SoleWriter: e.SoleWriter, Marker: e.Marker()}

@@ -141,6 +141,19 @@ func roomSpecs(d decl) {
 			if len(others) == 0 {
 				By("no other described user lists the room, so only user 1's side is checked")
 			}
+			By("hiding it again: what a repeat answers is not shown, but it is no server error and changes nothing")
+			again := e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room})
+			Expect(again.Status).To(BeNumerically("<", 500), "hiding room %s a second time answered %d", room, again.Status)
+			after = idSetRooms(e.rooms(0, "rooms"))
+			Expect(after).NotTo(HaveKey(room), "hiding room %s a second time brought it back into user 1's rooms list", room)
+			for id := range mine {
+				if id != room {
+					Expect(after).To(HaveKey(id), "hiding room %s a second time took room %s out of user 1's rooms list", room, id)
+				}
+			}
+			for _, u := range others {
+				Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s a second time for user 1 took it out of user %d's rooms list", room, u+1)
+			}
 		})
 	})
 

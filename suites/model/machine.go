@@ -24,10 +24,21 @@ type wireMsg struct {
 	FromUser *struct {
 		ID string `json:"id"`
 	} `json:"fromUser"`
-	Unread *bool `json:"unread"`
-	ReadBy *int  `json:"readBy"`
-	V      *int  `json:"v"`
-	Status *bool `json:"status"`
+	Unread   *bool   `json:"unread"`
+	ReadBy   *int    `json:"readBy"`
+	V        *int    `json:"v"`
+	Status   *bool   `json:"status"`
+	HTML     *string `json:"html"`
+	Mentions []struct {
+		ScreenName string `json:"screenName"`
+		UserID     string `json:"userId"`
+	} `json:"mentions"`
+	Issues []struct {
+		Number any `json:"number"`
+	} `json:"issues"`
+	URLs []struct {
+		URL string `json:"url"`
+	} `json:"urls"`
 }
 
 func (w wireMsg) edited() (present, null bool) {
@@ -46,7 +57,8 @@ func (w wireMsg) sentTime() time.Time {
 }
 
 type unreadItems struct {
-	Chat []string `json:"chat"`
+	Chat    []string `json:"chat"`
+	Mention []string `json:"mention"`
 }
 
 // violation ends a sequence: the answer broke a statement the model
@@ -79,6 +91,7 @@ type machine struct {
 	steps   []string // what ran, one line per operation
 	last    []*client.Exchange
 	sent    map[int][]string // ids each user sent
+	seq     int              // the how-manieth sequence of the run this is (replays count too)
 	// settleStart is when the read under way was first made (see settle).
 	settleStart time.Time
 	reqs        int
@@ -193,8 +206,61 @@ func (m *machine) missingID() string {
 	return "000000000000000000000000"
 }
 
-func (m *machine) text(o op) string {
-	return fmt.Sprintf("%s %d %s", m.cfg.Marker, len(m.steps), texts[o.Text%len(texts)])
+// written is a text the model writes and what it holds.
+type written struct {
+	text     string
+	mentions []int
+	issues   []string
+	links    []string
+	word     string
+}
+
+// text composes the text of a send or an edit: the run marker, a word no
+// other message has (letters of both cases and digits, for searches), one
+// of the plain texts, and the parts o asks for.
+func (m *machine) text(o op) written {
+	n := len(m.steps)
+	w := written{word: fmt.Sprintf("Qz%sX%dk%d", strings.ToUpper(m.cfg.Marker[:1])+m.cfg.Marker[1:], m.seq, n)}
+	parts := []string{m.cfg.Marker, w.word, texts[o.Text%len(texts)]}
+	for i := range o.Parts & 3 {
+		if len(m.cfg.Users) == 0 || m.cfg.Users[0].Username == "" {
+			break
+		}
+		u := o.Picks[i%len(o.Picks)] % len(m.cfg.Users)
+		if m.cfg.Users[u].Username == "" || slices.Contains(w.mentions, u) {
+			continue
+		}
+		w.mentions = append(w.mentions, u)
+		parts = append(parts, "hi @"+m.cfg.Users[u].Username)
+		if i == 0 && o.Parts&4 != 0 {
+			parts = append(parts, "and again @"+m.cfg.Users[u].Username)
+		}
+	}
+	link := func(i int) string {
+		l := fmt.Sprintf("https://example.com/%s/%d/%d?a=%d&b=two", m.cfg.Marker, n, i, i)
+		w.links = append(w.links, l)
+		return l
+	}
+	switch (o.Parts >> 5) & 3 {
+	case 1:
+		parts = append(parts, "see "+link(1)+" for more")
+	case 3:
+		parts = append(parts, "see "+link(1)+" and")
+	}
+	issue := strconv.Itoa(100 + n)
+	if (o.Parts>>3)&3 == 1 {
+		w.issues = append(w.issues, issue)
+		parts = append(parts, "fixes #"+issue+" today")
+	}
+	if (o.Parts>>5)&3 >= 2 {
+		parts = append(parts, "at "+link(2))
+	}
+	if (o.Parts>>3)&3 == 2 {
+		w.issues = append(w.issues, issue)
+		parts = append(parts, "closes #"+issue)
+	}
+	w.text = strings.Join(parts, " ")
+	return w
 }
 
 // run executes one operation.
@@ -202,7 +268,7 @@ func (m *machine) run(o op) {
 	o.User = m.user(o)
 	m.steps = append(m.steps, o.String())
 	switch o.Kind {
-	case Get, List, Unread:
+	case Get, List, Unread, Rooms, Search:
 		m.settle(o)
 	case Send:
 		m.send(o)
@@ -214,6 +280,21 @@ func (m *machine) run(o op) {
 		m.editNoText(o)
 	case Mark:
 		m.mark(o)
+	}
+}
+
+func (m *machine) readOp(o op) {
+	switch o.Kind {
+	case Get:
+		m.get(o)
+	case List:
+		m.list(o)
+	case Unread:
+		m.unread(o)
+	case Rooms:
+		m.rooms(o)
+	case Search:
+		m.search(o)
 	}
 }
 
@@ -245,14 +326,7 @@ func (m *machine) read(o op) (done bool) {
 			done = false
 		}
 	}()
-	switch o.Kind {
-	case Get:
-		m.get(o)
-	case List:
-		m.list(o)
-	case Unread:
-		m.unread(o)
-	}
+	m.readOp(o)
 	return true
 }
 
@@ -266,7 +340,8 @@ func decode[T any](resp *client.Response) (T, bool) {
 
 func (m *machine) send(o op) {
 	u := m.user(o)
-	text := m.text(o)
+	wr := m.text(o)
+	text := wr.text
 	body := map[string]any{"text": text}
 	switch o.Status {
 	case 1:
@@ -294,8 +369,12 @@ func (m *machine) send(o op) {
 		return
 	}
 	now := m.now()
-	m.st.add(&msg{id: w.ID, text: text, from: u, status: want, v: 1, sent: w.sentTime(),
-		read: map[int]time.Time{}, unknown: map[int]bool{}, acked: now, changed: now})
+	k := &msg{id: w.ID, text: text, from: u, status: want, v: 1, sent: w.sentTime(),
+		read: map[int]time.Time{}, unknown: map[int]bool{}, acked: now, changed: now,
+		mentions: wr.mentions, sureMentions: wr.mentions, issues: wr.issues, links: wr.links, word: wr.word,
+		freshV: map[int]int{}, freshRead: map[int]bool{}, listed: map[int]bool{}}
+	m.judgeRendering(k, w, "the send answer")
+	m.st.add(k)
 	m.sent[u] = append(m.sent[u], w.ID)
 }
 
@@ -320,7 +399,8 @@ func (m *machine) sendNoText(o op) {
 			text = *w.Text
 		}
 		now := m.now()
-		m.st.add(&msg{id: w.ID, text: text, from: u, v: 1, sent: w.sentTime(), read: map[int]time.Time{}, unknown: map[int]bool{}, acked: now, changed: now})
+		m.st.add(&msg{id: w.ID, text: text, from: u, v: 1, sent: w.sentTime(), read: map[int]time.Time{}, unknown: map[int]bool{}, acked: now, changed: now,
+			freshV: map[int]int{}, freshRead: map[int]bool{}, listed: map[int]bool{}})
 		m.sent[u] = append(m.sent[u], w.ID)
 		return
 	}
@@ -352,7 +432,8 @@ func (m *machine) edit(o op) {
 	if o.Other && m.otherRoom(u) != "" {
 		room, other = m.otherRoom(u), true
 	}
-	text := m.text(o)
+	wr := m.text(o)
+	text := wr.text
 	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(room, target.id), Body: map[string]any{"text": text}})
 	switch {
 	case other:
@@ -382,7 +463,11 @@ func (m *machine) edit(o op) {
 	} else {
 		m.check("MSG-EDIT-V-INC", w.V == nil || *w.V >= want, "an edit of a message at v %d answered v %s", target.v, intp(w.V))
 	}
+	target.prevText = target.text
 	target.text, target.v, target.refused, target.changed = text, want, "", m.now()
+	target.mentions, target.issues, target.links, target.word = wr.mentions, wr.issues, wr.links, wr.word
+	target.sureMentions = slices.DeleteFunc(slices.Clone(target.sureMentions), func(u int) bool { return !slices.Contains(wr.mentions, u) })
+	m.judgeRendering(target, w, "the edit answer")
 	if w.V != nil && *w.V > want {
 		target.v = *w.V
 	}
@@ -399,11 +484,12 @@ func (m *machine) editNoText(o op) {
 	m.check("MSG-TEXT-REQUIRED", !ok2xx(resp.Status), "an edit without the required text answered %d", resp.Status)
 	if w, ok := decode[wireMsg](resp); ok && w.ID == target.id {
 		if w.Text != nil {
-			target.text = *w.Text
+			target.prevText, target.text = target.text, *w.Text
 		}
 		if w.V != nil {
 			target.v = *w.V
 		}
+		target.mentions, target.sureMentions, target.issues, target.links = nil, nil, nil, nil
 		target.changed = m.now()
 		return
 	}
@@ -463,6 +549,10 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 			"message %s (%s) has text %q; the model holds %q (v %d)", k.id, where, *w.Text, k.text, k.v)
 	}
 	if w.V != nil {
+		m.check("MSG-EDIT-PERSISTED", *w.V >= k.freshV[u], "message %s (%s) is at v %d, yet user %d was shown it at v %d before", k.id, where, *w.V, u+1, k.freshV[u])
+		if *w.V <= k.v && *w.V > k.freshV[u] {
+			k.freshV[u] = *w.V
+		}
 		switch {
 		case *w.V < k.v:
 			m.eventually("MSG-EDIT-PERSISTED", settled, false, "message %s (%s) is at v %d; %d edit(s) were acknowledged, so it is at v %d", k.id, where, *w.V, k.v-1, k.v)
@@ -482,7 +572,13 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 		"message %s (%s) has status %s; it was sent with status %v", k.id, where, boolp(w.Status), k.status)
 	if w.Unread != nil && !k.unknown[u] {
 		read, settled := k.readFor(u, now, m.cfg.Eventually)
-		m.eventually("UNREAD-FLAG", settled, *w.Unread == !read, "message %s (%s) is unread %v for user %d, who %s", k.id, where, *w.Unread, u+1, readWords(k, u, read))
+		if read && *w.Unread == !read {
+			k.freshRead[u] = true
+		}
+		m.eventually("UNREAD-FLAG", settled || read && k.freshRead[u], *w.Unread == !read, "message %s (%s) is unread %v for user %d, who %s", k.id, where, *w.Unread, u+1, readWords(k, u, read))
+	}
+	if w.Text != nil && *w.Text == k.text {
+		m.judgeRendering(k, w, where)
 	}
 	if w.ReadBy != nil {
 		low, high := k.readByBounds(now, m.cfg.Eventually, len(m.cfg.Users), m.cfg.SoleWriter)
@@ -707,6 +803,7 @@ func (m *machine) mark(o op) {
 		case ok2xx(resp.Status):
 			if _, read := k.read[u]; !read {
 				k.read[u] = now
+				delete(k.listed, u)
 			}
 			delete(k.unknown, u)
 		case !fresh: // refused with ids already read among them: unknown
@@ -723,9 +820,12 @@ func (m *machine) unread(o op) {
 	m.check("UNREAD-CHAT", ok2xx(resp.Status), "reading user %d's unread items of the write room answered %d", u+1, resp.Status)
 	items, ok := decode[unreadItems](resp)
 	m.need("UNREAD-CHAT", ok, "reading unread items answered %d without a usable object", resp.Status)
-	in := map[string]bool{}
+	in, mentioned := map[string]bool{}, map[string]bool{}
 	for _, id := range items.Chat {
 		in[id] = true
+	}
+	for _, id := range items.Mention {
+		mentioned[id] = true
 	}
 	now := m.now()
 	for _, k := range m.st.msgs {
@@ -733,16 +833,23 @@ func (m *machine) unread(o op) {
 			continue // marked read through another room: either state is allowed
 		}
 		read, settled := k.readFor(u, now, m.cfg.Eventually)
-		if read && !settled && !in[k.id] || !read && !settled && in[k.id] {
-			continue // already as it will be
+		// Once a list has shown the message as it now is, no later list may
+		// show it as it was: the lag covers the first change only.
+		if !read && in[k.id] {
+			k.listed[u] = true
 		}
+		settled = settled || !read && k.listed[u]
 		switch {
 		case k.from == u:
 			m.check("UNREAD-CHAT", !in[k.id], "user %d's unread items list %s, which that user sent", u+1, k.id)
 		case read:
 			m.eventually("UNREAD-MARK-READ", settled, !in[k.id], "user %d's unread items list %s, which that user marked read", u+1, k.id)
+			m.eventually("UNREAD-MARK-READ", settled, !mentioned[k.id], "user %d's unread mentions list %s, which that user marked read", u+1, k.id)
 		default:
 			m.eventually("UNREAD-CHAT", settled, in[k.id], "user %d's unread items leave out %s, which user %d sent and user %d has not marked read", u+1, k.id, k.from+1, u+1)
+			if slices.Contains(k.sureMentions, u) {
+				m.eventually("UNREAD-MENTION", settled, mentioned[k.id], "user %d's unread mentions leave out %s, which mentions them and which they have not read", u+1, k.id)
+			}
 		}
 	}
 }

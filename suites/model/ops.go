@@ -18,10 +18,12 @@ const (
 	List                   // GET a page: every combination of cursors and limit
 	Mark                   // POST unreadItems: one or several ids, read ones, another room's path
 	Unread                 // GET unreadItems
+	Rooms                  // GET the rooms list: the write room's counts and lastAccessTime
+	Search                 // GET the room's messages with q: a word of a message, as written
 	kinds
 )
 
-var kindNames = [...]string{"send", "send-no-text", "edit", "edit-no-text", "get", "list", "mark-read", "unread"}
+var kindNames = [...]string{"send", "send-no-text", "edit", "edit-no-text", "get", "list", "mark-read", "unread", "rooms", "search"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -65,6 +67,11 @@ type op struct {
 	Other  bool // through another room of the user
 	Status int  // Send: 0 absent, 1 true, 2 false
 	Text   int  // which text
+	// Parts says what a written text holds besides plain words: bits 0-1
+	// how many users it mentions (their indices from Picks), bit 2 the
+	// first mention twice, bits 3-4 an issue reference (none, inside, at
+	// the end), bits 5-6 links (none, inside, at the end, two).
+	Parts  int
 	Cursor Cursor
 	Limit  int
 }
@@ -75,7 +82,7 @@ func (o op) String() string {
 	switch o.Kind {
 	case Send:
 		fmt.Fprintf(&b, " (%s)", [...]string{"no status field", "status true", "status false"}[o.Status])
-	case Edit, EditNoText, Get:
+	case Edit, EditNoText, Get, Search:
 		fmt.Fprintf(&b, " of %s", anchorNames[o.Anchor])
 	case List:
 		fmt.Fprintf(&b, " (%s", [...]string{"no cursor", "beforeId", "afterId", "aroundId", "beforeId and afterId"}[o.Cursor])
@@ -111,6 +118,11 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 	if total == 0 {
 		return nil
 	}
+	// Lists take their cursor and limit from every combination in turn,
+	// in an order of the draw's own, so a sequence of any length covers
+	// them evenly rather than by chance.
+	combos := r.Perm(int(cursors) * len(limits))
+	lists := 0
 	ops := make([]op, 0, n)
 	for i := range n {
 		x := r.IntN(total)
@@ -127,8 +139,8 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 			}
 			x -= mix[k]
 		}
-		o := op{Kind: k, User: r.IntN(8), Text: r.IntN(len(texts)), Anchor: Anchor(r.IntN(int(anchors)))}
-		o.Picks = []int{r.IntN(64)}
+		o := op{Kind: k, User: r.IntN(8), Text: r.IntN(len(texts)), Parts: r.IntN(128), Anchor: Anchor(r.IntN(int(anchors)))}
+		o.Picks = []int{r.IntN(64), r.IntN(64), r.IntN(64)}
 		switch k {
 		case Send:
 			o.Status = r.IntN(3)
@@ -142,17 +154,16 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 				o.Anchor = Newest
 			}
 		case List:
-			o.Cursor = Cursor(r.IntN(int(cursors)))
-			o.Limit = limits[r.IntN(len(limits))]
+			c := combos[lists%len(combos)]
+			lists++
+			o.Cursor, o.Limit = Cursor(c%int(cursors)), limits[c/int(cursors)]
 			// Most cursors on real messages, the newest most: a cursor with
 			// many of the run's messages before it lets a page be judged
 			// whole.
 			o.Anchor = [...]Anchor{Newest, Newest, Newest, Newest, Middle, Middle, Middle, Oldest, Oldest, Missing}[r.IntN(10)]
 		case Mark:
 			o.Other = r.IntN(5) == 0
-			for range r.IntN(3) {
-				o.Picks = append(o.Picks, r.IntN(64))
-			}
+			o.Picks = o.Picks[:1+r.IntN(3)]
 			if o.Anchor == Missing && r.IntN(2) == 0 {
 				o.Anchor = Middle
 			}

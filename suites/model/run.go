@@ -15,8 +15,9 @@ import (
 
 // User is a described user who may write in the write room.
 type User struct {
-	ID    string
-	Token string
+	ID       string
+	Token    string
+	Username string // for mentions ("" leaves mentions out)
 	// Index is the user's place among the described users (0: user 1).
 	Index int
 }
@@ -42,8 +43,10 @@ type Config struct {
 	// operations (default 30).
 	Sequences, Steps int
 	// ShrinkBudget bounds the requests spent shrinking a failing sequence
-	// (default 600).
+	// (default 600), and ShrinkTime the time (default 20 s: a replay that
+	// waits out Eventually is slow).
 	ShrinkBudget int
+	ShrinkTime   time.Duration
 	// Eventually is how long unread state and readBy may lag a write.
 	Eventually time.Duration
 	// SoleWriter says nobody but this run writes to the write room, so
@@ -134,6 +137,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.ShrinkBudget == 0 {
 		cfg.ShrinkBudget = 600
 	}
+	if cfg.ShrinkTime == 0 {
+		cfg.ShrinkTime = 20 * time.Second
+	}
 	judge := map[string]bool{}
 	for _, r := range cfg.Judge {
 		judge[r] = true
@@ -145,8 +151,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			rep.Applied = append(rep.Applied, r)
 		}
 	}()
+	runs := 0
 	exec := func(ops []op) (*machine, any) {
-		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, sent: map[int][]string{}}
+		runs++
+		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, sent: map[int][]string{}, seq: runs}
 		end := m.exec(ops)
 		rep.Requests += m.reqs
 		rep.Operations += len(m.steps)
@@ -217,10 +225,11 @@ func (m *machine) leave(rep *Report) {
 // earlier messages the model treats as a world it did not create).
 func shrink(ctx context.Context, cfg *Config, ops []op, m *machine, v violation, exec func([]op) (*machine, any)) *Finding {
 	best, bestM, bestV := ops, m, v
-	spent := 0
-	for chunk := len(best) / 2; chunk >= 1 && spent < cfg.ShrinkBudget; {
+	spent, deadline := 0, time.Now().Add(cfg.ShrinkTime)
+	more := func() bool { return spent < cfg.ShrinkBudget && time.Now().Before(deadline) }
+	for chunk := len(best) / 2; chunk >= 1 && more(); {
 		removed := false
-		for start := 0; start+chunk <= len(best) && spent < cfg.ShrinkBudget; {
+		for start := 0; start+chunk <= len(best) && more(); {
 			try := append(append([]op(nil), best[:start]...), best[start+chunk:]...)
 			tm, end := exec(try)
 			spent += tm.reqs

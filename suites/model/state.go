@@ -32,6 +32,25 @@ type msg struct {
 	// server refused, since the last it accepted: a read that shows a
 	// change then breaks that requirement (the refused write was applied).
 	refused string
+	// What the text holds, as the model wrote it: the users it mentions,
+	// its issue numbers, its links, and a word no other message has.
+	mentions []int
+	// sureMentions are the users whose unread mention the description
+	// settles: mentioned by the send and still by the text (what an edit
+	// that adds or drops a mention does to unread mentions is not stated).
+	sureMentions []int
+	prevText     string // the text before the last edit
+	issues       []string
+	links        []string
+	word         string
+	// fresh is, per user, the version and read state that user has been
+	// shown since the last write: once a read shows the new state, no later
+	// read may show the old one, lag or not.
+	freshV    map[int]int
+	freshRead map[int]bool
+	// listed is, per user, whether an unread list has shown the message as
+	// that user's unread item since the state last changed.
+	listed map[int]bool
 }
 
 // state is the model of one sequence.

@@ -37,7 +37,7 @@ func FromTarget(ctx context.Context, c *client.Client, d *target.Description, cf
 			}
 		}
 		if member {
-			cfg.Users = append(cfg.Users, User{ID: u.ID, Token: u.Token, Index: i})
+			cfg.Users = append(cfg.Users, User{ID: u.ID, Token: u.Token, Username: u.Username, Index: i})
 			cfg.OtherRooms = append(cfg.OtherRooms, other)
 		}
 	}

@@ -160,7 +160,7 @@ func (f Fault) survives(reason string) Fault { f.Survives = reason; return f }
 func Faults() []Fault {
 	all := slices.Concat(transportFaults(), userFaults(), roomFaults(), unreadFaults(),
 		messageFaults(), renderingFaults(), paginationFaults(), searchFaults(), generatedFaults(),
-		modelMessageFaults(), modelPaginationFaults(), modelUnreadFaults(),
+		modelMessageFaults(), modelPaginationFaults(), modelUnreadFaults(), modelRoomFaults(),
 		heldOutTransportFaults(), heldOutUserFaults(), heldOutRoomsFaults(), heldOutUnreadFaults(), heldOutMessagesFaults(),
 		heldOutRenderingFaults(), heldOutPaginationFaults(), heldOutSearchFaults())
 	for i := range all {

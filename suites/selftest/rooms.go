@@ -658,3 +658,36 @@ func heldOutRoomsFaults() []Fault {
 		HeldOut.fault("ROOM-KINDS/wrong-subject#5", heldOutWhat("rooms-drop-slashed")).inIndependent("rooms-drop-slashed"),
 	}
 }
+
+// modelRoomFaults are the model round's faults of rooms: a repeated hide,
+// and lastAccessTime that does not follow a write (see ModelRound).
+func modelRoomFaults() []Fault {
+	return []Fault{
+		ModelRound.fault("ROOM-HIDE/not-stored#5", "hiding a room a second time brings it back into the user's rooms list",
+			answer("hideUserRoom", func(c *call, next func() *reply) *reply {
+				key := "hidden:" + c.user + ":" + c.room
+				if _, again := c.st.value(key); again {
+					// The inner server brings a hidden room back when the user posts in it.
+					c.do("POST", "/v1/rooms/"+c.room+"/chatMessages", nil, map[string]any{"text": "back again"})
+					return succeed()
+				}
+				x := next()
+				if x.ok() {
+					c.st.setValue(key, true)
+				}
+				return x
+			})),
+		ModelRound.fault("ROOM-LAST-ACCESS/stale-derived", "lastAccessTime never moves on from the seeded world's value",
+			rooms("rooms", func(c *call, r map[string]any) {
+				if _, ok := r["lastAccessTime"]; ok {
+					r["lastAccessTime"] = "2024-01-01T00:00:00.000Z"
+				}
+			})),
+		ModelRound.fault("ROOM-LAST-ACCESS/stale-derived#2", "lastAccessTime is an hour behind the user's last access",
+			rooms("rooms", func(c *call, r map[string]any) {
+				if t, err := time.Parse(time.RFC3339Nano, asString(r["lastAccessTime"])); err == nil {
+					r["lastAccessTime"] = t.Add(-time.Hour).UTC().Format("2006-01-02T15:04:05.000Z")
+				}
+			})),
+	}
+}

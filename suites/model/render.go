@@ -1,0 +1,241 @@
+package model
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+// element is an element of a message's html: its tag, class, text and
+// attributes.
+type element struct {
+	tag, class, text string
+	attrs            map[string]string
+}
+
+// elements parses html as a fragment, as a browser would ("nil" when it
+// does not parse: the rendering is then the escaping rule's to judge).
+func elements(fragment string) []element {
+	nodes, err := html.ParseFragment(strings.NewReader(fragment), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+	if err != nil {
+		return nil
+	}
+	var out []element
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			el := element{tag: n.Data, attrs: map[string]string{}}
+			for _, a := range n.Attr {
+				el.attrs[a.Key] = a.Val
+				if a.Key == "class" {
+					el.class = a.Val
+				}
+			}
+			el.text = textOf(n)
+			out = append(out, el)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+	return out
+}
+
+func textOf(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		b.WriteString(textOf(c))
+	}
+	return b.String()
+}
+
+func hasClass(e element, tag, class string) bool {
+	return e.tag == tag && strings.Contains(" "+e.class+" ", " "+class+" ")
+}
+
+// sameURL reports whether two URLs lead to the same place (a server may
+// escape a URL or drop a default port).
+func sameURL(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	norm := func(u *url.URL) string {
+		host := strings.ToLower(u.Hostname())
+		if p := u.Port(); p != "" && !(p == "443" && strings.EqualFold(u.Scheme, "https") || p == "80" && strings.EqualFold(u.Scheme, "http")) {
+			host += ":" + p
+		}
+		return strings.ToLower(u.Scheme) + "://" + host + u.EscapedPath() + "?" + u.Query().Encode() + "#" + u.Fragment
+	}
+	return norm(ua) == norm(ub)
+}
+
+// judgeRendering holds a message's html and metadata to what its text, as
+// the model wrote it, holds: every mention wrapped in a mention span and
+// listed, every issue reference in an issue span and listed with its
+// number as a string, every link an anchor of class link and listed. The
+// model's texts are plain words around these parts, which every reading
+// of markdown renders alike.
+func (m *machine) judgeRendering(k *msg, w wireMsg, where string) {
+	if w.HTML != nil {
+		els := elements(*w.HTML)
+		for _, u := range k.mentions {
+			name := "@" + m.cfg.Users[u].Username
+			want := strings.Count(k.text, name+" ") + strings.Count(k.text+"\x00", name+"\x00")
+			got := 0
+			for _, e := range els {
+				if hasClass(e, "span", "mention") && e.text == name {
+					got++
+				}
+			}
+			m.check("RENDER-MENTION", got >= want, "message %s (%s) mentions %s %d time(s), and its html wraps %d in a mention span: %s", k.id, where, name, want, got, cut(*w.HTML, 400))
+		}
+		for _, n := range k.issues {
+			found := false
+			for _, e := range els {
+				found = found || hasClass(e, "span", "issue") && e.text == "#"+n
+			}
+			m.check("RENDER-ISSUE", found, "message %s (%s) refers to issue #%s, and its html has no issue span for it: %s", k.id, where, n, cut(*w.HTML, 400))
+		}
+		for _, l := range k.links {
+			found := false
+			for _, e := range els {
+				found = found || hasClass(e, "a", "link") && sameURL(e.attrs["href"], l)
+			}
+			m.check("RENDER-LINK", found, "message %s (%s) holds the link %s, and its html has no anchor of class link to it: %s", k.id, where, l, cut(*w.HTML, 400))
+		}
+	}
+	if w.Mentions != nil {
+		for _, u := range k.mentions {
+			found := false
+			for _, x := range w.Mentions {
+				found = found || x.UserID == m.cfg.Users[u].ID && x.ScreenName == m.cfg.Users[u].Username
+			}
+			m.check("META-MENTIONS", found, "message %s (%s) mentions @%s, and its mentions %v do not list {screenName %s, userId %s}", k.id, where, m.cfg.Users[u].Username, w.Mentions, m.cfg.Users[u].Username, m.cfg.Users[u].ID)
+		}
+	}
+	if w.Issues != nil {
+		for _, n := range k.issues {
+			found := false
+			for _, x := range w.Issues {
+				found = found || x.Number == n
+			}
+			m.check("META-ISSUES", found, "message %s (%s) refers to issue #%s, and its issues %v do not list the number \"%s\" as a string", k.id, where, n, w.Issues, n)
+		}
+	}
+	if w.URLs != nil {
+		for _, l := range k.links {
+			found := false
+			for _, x := range w.URLs {
+				found = found || sameURL(x.URL, l)
+			}
+			m.check("META-URLS", found, "message %s (%s) holds the link %s, and its urls %v do not list it", k.id, where, l, w.URLs)
+		}
+	}
+}
+
+type wireRoom struct {
+	ID             string  `json:"id"`
+	UnreadItems    *int    `json:"unreadItems"`
+	Mentions       *int    `json:"mentions"`
+	LastAccessTime *string `json:"lastAccessTime"`
+}
+
+// rooms reads user u's rooms list and holds the write room's entry to the
+// model: its counts are at least the unread messages and mentions of the
+// run's that u has not read, and its lastAccessTime, where present, is not
+// older than u's last message there.
+func (m *machine) rooms(o op) {
+	u := m.user(o)
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: "/v1/user/" + url.PathEscape(m.cfg.Users[u].ID) + "/rooms"})
+	rooms, ok := decode[[]wireRoom](resp)
+	m.need("ROOM-LIST", ok, "user %d's rooms list answered %d without a usable list", u+1, resp.Status)
+	var w *wireRoom
+	for i := range rooms {
+		if rooms[i].ID == m.cfg.WriteRoom {
+			w = &rooms[i]
+		}
+	}
+	if w == nil {
+		return // a list without the write room is the rooms checks' to judge
+	}
+	now := m.now()
+	unread, mentions, settled := 0, 0, true
+	var last *msg
+	for _, k := range m.st.msgs {
+		if k.from == u {
+			last = k
+			continue
+		}
+		if k.unknown[u] {
+			continue
+		}
+		read, s := k.readFor(u, now, m.cfg.Eventually)
+		settled = settled && s
+		if !read {
+			unread++
+			for _, x := range k.sureMentions {
+				if x == u {
+					mentions++
+				}
+			}
+		}
+	}
+	if w.UnreadItems != nil && unread > 0 {
+		m.eventually("UNREAD-ROOM-COUNTS", settled, *w.UnreadItems >= unread, "user %d's rooms list counts %d unread items in the write room, yet %d message(s) of this run are unread for them", u+1, *w.UnreadItems, unread)
+	}
+	if w.Mentions != nil && mentions > 0 {
+		m.eventually("UNREAD-ROOM-COUNTS", settled, *w.Mentions >= mentions, "user %d's rooms list counts %d unread mentions in the write room, yet %d message(s) of this run mention them unread", u+1, *w.Mentions, mentions)
+	}
+	if w.LastAccessTime != nil && last != nil && !last.sent.IsZero() {
+		at, err := time.Parse(time.RFC3339Nano, *w.LastAccessTime)
+		if err == nil {
+			m.eventually("ROOM-LAST-ACCESS", now.Sub(last.acked) > m.cfg.Eventually, !at.Before(last.sent.Add(-time.Millisecond)),
+				"user %d's rooms list says they last accessed the write room at %s, before their message %s sent at %s", u+1, *w.LastAccessTime, last.id, last.sent.Format(time.RFC3339Nano))
+		}
+	}
+}
+
+// search looks for the word of one of the run's messages, as written:
+// every reading of a search finds a whole word written as it is, and no
+// reading finds a message that does not hold the word in any letter case.
+func (m *machine) search(o op) {
+	u := m.user(o)
+	k := m.pick(o.Anchor, o.Picks[0])
+	if k == nil || k.word == "" {
+		return
+	}
+	q := url.Values{"q": {k.word}, "limit": {"100"}}
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+	what := fmt.Sprintf("searching the write room for %q", k.word)
+	m.check("SEARCH-Q", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
+	page, ok := decode[[]wireMsg](resp)
+	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
+	now := m.now()
+	found := false
+	for _, w := range page {
+		found = found || w.ID == k.id
+		x := m.st.byID[w.ID]
+		if x == nil {
+			continue
+		}
+		holds := strings.Contains(strings.ToLower(x.text), strings.ToLower(k.word)) ||
+			!x.settled(now, m.cfg.Eventually) && strings.Contains(strings.ToLower(x.prevText), strings.ToLower(k.word))
+		m.eventually("SEARCH-Q", x.settled(now, m.cfg.Eventually), holds, "%s found message %s, whose text %q does not hold it in any letter case", what, x.id, x.text)
+	}
+	m.eventually("SEARCH-Q", k.settled(now, m.cfg.Eventually), found, "%s did not find message %s, whose text holds it", what, k.id)
+}
