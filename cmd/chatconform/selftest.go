@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strings"
 
 	planted "github.com/chatrooms/conformance/suites/selftest"
 	"github.com/chatrooms/conformance/suites/selftest/worlds"
@@ -42,7 +41,9 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	seed := fs.Uint64("seed", 1, "`N`: seed of the world and of every run")
 	full := fs.Bool("full", false, "run every fault against the whole core profile, not only the checks of its requirement")
 	variants := fs.Bool("variants", false, "run the conforming variants only, no fault")
-	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`")
+	faultsOnly := fs.Bool("faults", false, "run the planted faults only, no variant")
+	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`, or whose origin it names (held-out, model, ...)")
+	except := fs.String("except", "", "leave out the faults and variants whose name contains this `text`, or whose origin it names")
 	listOnly := fs.Bool("list", false, "list the faults and variants (those --only and --variants select) by name, with what each does, and run nothing")
 	worldsN := fs.Int("worlds", 50, "run the core profile against this many generated world `shapes` (0: none)")
 	serve := fs.String("serve", "", "serve the reference decorated with the fault or variant of this `name` until interrupted, writing its target description to selftest-target.json and its certificate to selftest-target-ca.pem (check it with chatconform --target selftest-target.json)")
@@ -50,7 +51,7 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, selftestUsage)
 			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			printDefaults(fs)
 			return exitPass
 		}
 		fmt.Fprintln(stderr, "chatconform selftest: see chatconform selftest --help for the flags")
@@ -60,23 +61,16 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "chatconform selftest: unexpected argument %q (see --help)\n", fs.Arg(0))
 		return exitUsage
 	}
+	sel := planted.Options{Only: *only, Except: *except, VariantsOnly: *variants, FaultsOnly: *faultsOnly}
 	if *listOnly {
-		n := 0
-		if !*variants {
-			for _, f := range planted.Faults() {
-				if strings.Contains(f.Name, *only) {
-					fmt.Fprintf(stdout, "fault    %-44s %s\n", f.Name, f.What)
-					n++
-				}
-			}
+		faults, vars := sel.Selected()
+		for _, f := range faults {
+			fmt.Fprintf(stdout, "fault    %-44s %s\n", f.Name, f.What)
 		}
-		for _, v := range planted.Variants() {
-			if strings.Contains(v.Name, *only) {
-				fmt.Fprintf(stdout, "variant  %-44s %s\n", v.Name, v.What)
-				n++
-			}
+		for _, v := range vars {
+			fmt.Fprintf(stdout, "variant  %-44s %s\n", v.Name, v.What)
 		}
-		if n == 0 {
+		if len(faults)+len(vars) == 0 {
 			fmt.Fprintf(stderr, "chatconform selftest: no fault or variant matches %q\n", *only)
 			return exitUsage
 		}
@@ -99,8 +93,9 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitHarness
 	}
 	fmt.Fprintf(stdout, "chatconform selftest: seed %d, %d at a time, full %t\n", *seed, *parallel, *full)
-	m, err := planted.Run(ctx, planted.Options{Binary: exe, Seed: *seed, Parallel: *parallel, Only: *only, Full: *full, VariantsOnly: *variants,
-		Env: []string{"CHATCONFORM_MAIN=1"}, Progress: stdout})
+	sel.Binary, sel.Seed, sel.Parallel, sel.Full = exe, *seed, *parallel, *full
+	sel.Env, sel.Progress = []string{"CHATCONFORM_MAIN=1"}, stdout
+	m, err := planted.Run(ctx, sel)
 	if errors.Is(err, planted.ErrNothingSelected) {
 		fmt.Fprintln(stderr, "chatconform selftest:", err)
 		return exitUsage
@@ -112,7 +107,7 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var b bytes.Buffer
 	m.Write(&b)
 	worldsFailed := 0
-	if *worldsN > 0 && *only == "" {
+	if *worldsN > 0 && *only == "" && *except == "" && !*faultsOnly {
 		fmt.Fprintf(stdout, "chatconform selftest: the core profile against %d world shapes of seed %d\n", *worldsN, *seed)
 		results, err := worlds.Run(ctx, worlds.Options{Binary: exe, Seed: *seed, N: *worldsN, Parallel: *parallel, Reduce: 6,
 			Env: []string{"CHATCONFORM_MAIN=1"}, Progress: stdout})

@@ -55,7 +55,11 @@ func (e *Env) runModel(a modelArea) {
 	GinkgoHelper()
 	e.needUsers(a.users)
 	room := e.writeRoom()
-	cfg := model.Config{Judge: a.reqs, Mix: a.mix, Seed: e.Seed, Steps: a.steps, Sequences: e.ModelSequences,
+	sequences := e.ModelSequences
+	if sequences == 0 && a.mix[model.List] > a.mix[model.Send] {
+		sequences = 6 // pages have the most combinations to walk through
+	}
+	cfg := model.Config{Judge: a.reqs, Mix: a.mix, Seed: e.Seed, Steps: a.steps, Sequences: sequences,
 		Eventually: e.Eventually, SoleWriter: e.SoleWriter, Marker: e.Marker()}
 	var err error
 	e.step("ROOM-LIST", func() { err = model.FromTarget(e.ctx, e.Client, e.Target, &cfg) })

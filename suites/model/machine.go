@@ -523,10 +523,9 @@ func (m *machine) get(o op) {
 		}
 		return
 	}
-	settled := target.settled(m.now(), m.cfg.Eventually)
-	m.eventually("MSG-SEND-STORED", settled || target.v > 1, resp.Status != http.StatusNotFound && resp.Status != http.StatusGone,
+	m.eventually("MSG-SEND-STORED", target.visible(m.now(), m.cfg.Eventually), resp.Status != http.StatusNotFound && resp.Status != http.StatusGone,
 		"message %s, whose send was acknowledged, is not found (%d)", id, resp.Status)
-	m.eventually("MSG-GET-ONE", settled || target.v > 1, ok2xx(resp.Status), "reading message %s of the room answered %d", id, resp.Status)
+	m.eventually("MSG-GET-ONE", target.visible(m.now(), m.cfg.Eventually), ok2xx(resp.Status), "reading message %s of the room answered %d", id, resp.Status)
 	w, ok := decode[wireMsg](resp)
 	m.need("MSG-GET-ONE", ok, "reading message %s answered %d without a usable message", id, resp.Status)
 	m.check("MSG-GET-ONE", w.ID == id, "reading message %s answered message %s", id, w.ID)
@@ -603,6 +602,9 @@ func (m *machine) list(o op) {
 	if o.Limit > 0 {
 		q.Set("limit", strconv.Itoa(o.Limit))
 	}
+	if o.Skip > 0 {
+		q.Set("skip", strconv.Itoa(o.Skip-1))
+	}
 	anchor := m.pick(o.Anchor, o.Picks[0])
 	if o.Anchor == Missing {
 		anchor = nil
@@ -637,9 +639,12 @@ func (m *machine) list(o op) {
 		q.Set("afterId", older.id)
 	}
 	defined := cursor == NoCursor || anchor != nil && cursor != BeforeAndAfter
+	// Which end skip counts from is not shown, and a limit beyond 100 may be
+	// refused or capped: such a page is held to what every reading keeps.
+	whole := o.Skip == 0 && o.Limit <= 100
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
 	what := "GET " + messagesPath(m.cfg.WriteRoom) + "?" + q.Encode()
-	if !defined {
+	if !defined || !whole {
 		m.noServerError(resp, what)
 		if !ok2xx(resp.Status) {
 			return
@@ -650,6 +655,10 @@ func (m *machine) list(o op) {
 	}
 	page, ok := decode[[]wireMsg](resp)
 	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
+	if !whole {
+		m.judgePage(u, o.Limit, BeforeAndAfter, nil, nil, page, what) // no anchor: the page as such, its size and its messages
+		return
+	}
 	m.judgePage(u, o.Limit, cursor, anchor, older, page, what)
 }
 
@@ -715,12 +724,12 @@ func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, pag
 		}
 		settled := true
 		for _, k := range after {
-			settled = settled && (k.settled(m.now(), m.cfg.Eventually) || k.v > 1)
+			settled = settled && k.visible(m.now(), m.cfg.Eventually)
 		}
 		m.eventually("PAGE-AFTERID", settled, len(page) >= want, "%s holds %d message(s), yet %d message(s) of this run follow %s", what, len(page), len(after), anchor.id)
 		return
 	case AroundID:
-		m.eventually("PAGE-AROUNDID", anchor.settled(m.now(), m.cfg.Eventually) || anchor.v > 1, seen[anchor.id], "%s leaves out its anchor", what)
+		m.eventually("PAGE-AROUNDID", anchor.visible(m.now(), m.cfg.Eventually), seen[anchor.id], "%s leaves out its anchor", what)
 		if limit == 1 {
 			m.check("PAGE-AROUNDID", len(page) == 1, "%s holds %d messages besides its anchor", what, len(page)-1)
 		}
@@ -732,7 +741,7 @@ func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, pag
 			}
 			lo, hi := min(r.known.seq, anchor.seq), max(r.known.seq, anchor.seq)
 			for _, k := range m.st.msgs[lo:hi] {
-				m.eventually("PAGE-AROUNDID", k.settled(m.now(), m.cfg.Eventually) || k.v > 1, seen[k.id], "%s holds %s but leaves out %s, which lies between it and the anchor", what, r.id, k.id)
+				m.eventually("PAGE-AROUNDID", k.visible(m.now(), m.cfg.Eventually), seen[k.id], "%s holds %s but leaves out %s, which lies between it and the anchor", what, r.id, k.id)
 			}
 		}
 		return
@@ -740,13 +749,20 @@ func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, pag
 	// No cursor or beforeId: the page is the newest messages before the
 	// cursor, so none of the run's is skipped, and a short page is the last.
 	now := m.now()
+	// A message another user sent a moment ago may not show yet, and the
+	// page is then short by it: a short page is judged once every message
+	// it lacks is past the lag.
+	lagging := false
+	for _, k := range known {
+		lagging = lagging || !seen[k.id] && !k.visible(now, m.cfg.Eventually)
+	}
 	for _, k := range known {
 		if seen[k.id] {
 			continue
 		}
-		settled := k.settled(now, m.cfg.Eventually) || k.v > 1
+		settled := k.visible(now, m.cfg.Eventually)
 		if limit > 0 {
-			m.eventually("PAGE-BEFOREID-WALK", settled, len(page) >= limit, "%s holds %d message(s), fewer than its limit, yet leaves out %s of this run; a short page ends a walk", what, len(page), k.id)
+			m.eventually("PAGE-BEFOREID-WALK", settled && !lagging, len(page) >= limit, "%s holds %d message(s), fewer than its limit, yet leaves out %s of this run; a short page ends a walk", what, len(page), k.id)
 		}
 		kr := ref{id: k.id, known: k, sent: k.sent}
 		for _, r := range refs {

@@ -84,7 +84,7 @@ func runMix(t *testing.T, f rewrite, seed uint64, mix Mix) *Report {
 	if err := d.Discover(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Judge: allJudged, Mix: mix, Seed: seed, Eventually: time.Second, SoleWriter: true, Marker: "mdl"}
+	cfg := Config{Judge: allJudged, Mix: mix, Steps: 40, Seed: seed, Eventually: time.Second, SoleWriter: true, Marker: "mdl"}
 	if err := FromTarget(ctx, c, d, &cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestReferencePasses(t *testing.T) {
 			t.Fatalf("seed %d: the reference server breaks the model: blocked %q %s\n%s", seed, rep.Blocked, rep.BlockedText, rep.Finding)
 		}
 		t.Logf("seed %d: %d sequences, %d operations, %d requests; applied %d requirements", seed, rep.Sequences, rep.Operations, rep.Requests, len(rep.Applied))
-		if len(rep.Applied) < len(allJudged)-3 {
+		if len(rep.Applied) < len(allJudged)-6 {
 			t.Errorf("seed %d: only %d of %d requirements applied: %v", seed, len(rep.Applied), len(allJudged), rep.Applied)
 		}
 	}

@@ -52,8 +52,9 @@ const (
 
 var anchorNames = [...]string{"oldest", "newest", "a middle message", "an id no message has"}
 
-// limits drawn for a List: 0 leaves the parameter out.
-var limits = []int{0, 1, 2, 3, 5, 10, 100}
+// limits drawn for a List: 0 leaves the parameter out; 150 is beyond the
+// bound, where a server may refuse or cap.
+var limits = []int{0, 1, 2, 3, 5, 10, 100, 150}
 
 // op is one drawn operation. Messages are named relative to what the
 // sequence has sent when the operation runs (pick is an index taken modulo
@@ -74,6 +75,7 @@ type op struct {
 	Parts  int
 	Cursor Cursor
 	Limit  int
+	Skip   int // List: 0 leaves skip out, n > 0 sends skip=n-1
 }
 
 func (o op) String() string {
@@ -91,6 +93,9 @@ func (o op) String() string {
 		}
 		if o.Limit > 0 {
 			fmt.Fprintf(&b, ", limit %d", o.Limit)
+		}
+		if o.Skip > 0 {
+			fmt.Fprintf(&b, ", skip %d", o.Skip-1)
 		}
 		b.WriteString(")")
 	case Mark:
@@ -157,10 +162,23 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 			c := combos[lists%len(combos)]
 			lists++
 			o.Cursor, o.Limit = Cursor(c%int(cursors)), limits[c/int(cursors)]
-			// Most cursors on real messages, the newest most: a cursor with
-			// many of the run's messages before it lets a page be judged
-			// whole.
-			o.Anchor = [...]Anchor{Newest, Newest, Newest, Newest, Middle, Middle, Middle, Oldest, Oldest, Missing}[r.IntN(10)]
+			if (o.Cursor == NoCursor || o.Cursor == BeforeID) && r.IntN(6) == 0 {
+				o.Skip = 1 + []int{0, 1, 3}[r.IntN(3)]
+			}
+			// Cursors name real messages mostly, on the side that leaves the
+			// run's messages to page through, and the edges too: the oldest
+			// for aroundId and beforeId, the newest for afterId.
+			weights := map[Cursor][4]int{ // oldest, newest, middle, missing
+				NoCursor: {1, 1, 1, 1}, BeforeID: {2, 8, 6, 2}, AfterID: {7, 4, 6, 2}, AroundID: {5, 5, 8, 2}, BeforeAndAfter: {2, 4, 4, 1},
+			}[o.Cursor]
+			x := r.IntN(weights[0] + weights[1] + weights[2] + weights[3])
+			for a := Oldest; a < anchors; a++ {
+				if x < weights[a] {
+					o.Anchor = a
+					break
+				}
+				x -= weights[a]
+			}
 		case Mark:
 			o.Other = r.IntN(5) == 0
 			o.Picks = o.Picks[:1+r.IntN(3)]

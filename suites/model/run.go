@@ -43,7 +43,7 @@ type Config struct {
 	// operations (default 30).
 	Sequences, Steps int
 	// ShrinkBudget bounds the requests spent shrinking a failing sequence
-	// (default 600), and ShrinkTime the time (default 20 s: a replay that
+	// (default 600), and ShrinkTime the time (default 8 s: a replay that
 	// waits out Eventually is slow).
 	ShrinkBudget int
 	ShrinkTime   time.Duration
@@ -138,7 +138,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.ShrinkBudget = 600
 	}
 	if cfg.ShrinkTime == 0 {
-		cfg.ShrinkTime = 20 * time.Second
+		cfg.ShrinkTime = 8 * time.Second
 	}
 	judge := map[string]bool{}
 	for _, r := range cfg.Judge {

@@ -90,6 +90,10 @@ func (m *msg) readFor(u int, now time.Time, lag time.Duration) (read, settled bo
 // allowed, so every read must show it.
 func (m *msg) settled(now time.Time, lag time.Duration) bool { return now.Sub(m.changed) > lag }
 
+// visible reports whether m's send is older than the lag allowed, so every
+// read must find the message (an edit does not hide it again).
+func (m *msg) visible(now time.Time, lag time.Duration) bool { return now.Sub(m.acked) > lag }
+
 // readBy returns the bounds readBy must keep: low counts the other users
 // whose read is settled, high every user that may have read it by now
 // (unbounded without a sole writer).

@@ -21,6 +21,7 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/reference/localtls"
 	"github.com/chatrooms/conformance/suites/target"
 )
 
@@ -37,8 +38,12 @@ type Options struct {
 	// Only keeps the faults and variants whose name contains it, or whose
 	// origin it names exactly (--only held-out).
 	Only string
-	// VariantsOnly runs the variants and no fault.
-	VariantsOnly bool
+	// Except leaves out the faults and variants whose name contains it, or
+	// whose origin it names exactly (--except held-out).
+	Except string
+	// VariantsOnly runs the variants and no fault; FaultsOnly the faults
+	// and no variant.
+	VariantsOnly, FaultsOnly bool
 	// Full runs every fault against the whole core profile. By default a
 	// fault's run selects only the checks labelled with the requirement it
 	// breaks (--label-filter), since the question is whether those checks
@@ -49,6 +54,33 @@ type Options struct {
 	Env []string
 	// Progress, when not nil, gets one line per finished run.
 	Progress io.Writer
+}
+
+// Selected returns the faults and variants the options select (Only,
+// Except, VariantsOnly, FaultsOnly), each in name order.
+func (opt Options) Selected() ([]Fault, []Variant) {
+	picks := func(name string, origin Origin) bool {
+		in := strings.Contains(name, opt.Only) || string(origin) == opt.Only
+		out := opt.Except != "" && (strings.Contains(name, opt.Except) || string(origin) == opt.Except)
+		return in && !out
+	}
+	var faults []Fault
+	var variants []Variant
+	if !opt.VariantsOnly {
+		for _, f := range Faults() {
+			if picks(f.Name, f.Origin) {
+				faults = append(faults, f)
+			}
+		}
+	}
+	if !opt.FaultsOnly {
+		for _, v := range Variants() {
+			if picks(v.Name, v.Origin) {
+				variants = append(variants, v)
+			}
+		}
+	}
+	return faults, variants
 }
 
 // ErrNothingSelected is returned when Only selects no fault and no variant.
@@ -109,15 +141,12 @@ func Run(ctx context.Context, opt Options) (*Matrix, error) {
 		opt.Parallel = 2 * runtime.NumCPU()
 	}
 	var jobs []*job
-	for _, f := range Faults() {
-		if (strings.Contains(f.Name, opt.Only) || string(f.Origin) == opt.Only) && !opt.VariantsOnly {
-			jobs = append(jobs, &job{fault: &f, res: Result{Kind: "fault", Name: f.Name, Req: f.Req, Class: f.Class, What: f.What, Survives: f.Survives}})
-		}
+	faults, variants := opt.Selected()
+	for _, f := range faults {
+		jobs = append(jobs, &job{fault: &f, res: Result{Kind: "fault", Name: f.Name, Req: f.Req, Class: f.Class, What: f.What, Survives: f.Survives}})
 	}
-	for _, v := range Variants() {
-		if strings.Contains(v.Name, opt.Only) || string(v.Origin) == opt.Only {
-			jobs = append(jobs, &job{variant: &v, res: Result{Kind: "variant", Name: v.Name, What: v.What}})
-		}
+	for _, v := range variants {
+		jobs = append(jobs, &job{variant: &v, res: Result{Kind: "variant", Name: v.Name, What: v.What}})
 	}
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("%w %q", ErrNothingSelected, opt.Only)
@@ -127,7 +156,7 @@ func Run(ctx context.Context, opt Options) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	cert, caPEM, err := reference.SelfSignedCert()
+	cert, caPEM, err := localtls.SelfSigned(reference.CertOrg, reference.CertName)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +334,7 @@ func Serve(name string, seed uint64, desc string) (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	cert, caPEM, err := reference.SelfSignedCert()
+	cert, caPEM, err := localtls.SelfSigned(reference.CertOrg, reference.CertName)
 	if err != nil {
 		return nil, err
 	}
@@ -322,26 +351,29 @@ func Serve(name string, seed uint64, desc string) (stop func(), err error) {
 // serve serves h over TLS on a fresh loopback port. plain also answers
 // plain http on that port; http1 turns HTTP/2 off.
 func serve(h http.Handler, cert tls.Certificate, plain, http1 bool) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
+	conf := localtls.Config(cert)
+	conf.MinVersion = tls.VersionTLS12
 	srv := &http.Server{
 		Handler:           h,
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		TLSConfig:         conf,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          discardLog(),
 	}
+	var o localtls.Options
 	switch {
 	case plain:
-		srv.TLSConfig.NextProtos = []string{"http/1.1"}
-		go func() { _ = srv.Serve(plainToo{Listener: ln, tls: srv.TLSConfig}) }()
+		// plainToo does the TLS itself, for the connections that start
+		// with a handshake.
+		conf.NextProtos = []string{"http/1.1"}
+		o.Plain = true
+		o.Wrap = func(ln net.Listener) net.Listener { return plainToo{Listener: ln, tls: conf} }
 	case http1:
 		srv.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
-		srv.TLSConfig.NextProtos = []string{"http/1.1"}
-		go func() { _ = srv.ServeTLS(ln, "", "") }()
-	default:
-		go func() { _ = srv.ServeTLS(ln, "", "") }()
+		conf.NextProtos = []string{"http/1.1"}
+	}
+	s, err := localtls.Start(srv, o)
+	if err != nil {
+		return "", nil, err
 	}
 	stop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -350,7 +382,7 @@ func serve(h http.Handler, cert tls.Certificate, plain, http1 bool) (string, fun
 			_ = srv.Close()
 		}
 	}
-	return "https://" + ln.Addr().String(), stop, nil
+	return "https://" + s.TCPAddr.String(), stop, nil
 }
 
 // report is the part of a chatconform JSON report the self-test reads.

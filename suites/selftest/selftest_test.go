@@ -2,14 +2,13 @@ package selftest
 
 import (
 	"context"
-	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/selftest/matrixrun"
 )
 
 // Every fault breaks a checkable core requirement of the catalogue and
@@ -67,20 +66,6 @@ func TestOnlyThatSelectsNothingIsAnError(t *testing.T) {
 	}
 }
 
-// buildChatconform builds a plain chatconform binary (no race detector,
-// also under go test -race: the self-test's own servers and children are
-// not what a race run is for, and they would run several times slower).
-func buildChatconform(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "chatconform")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/chatconform")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // The driver in this process (so under -race when the tests are): a fault
 // whose checks are known to catch it is caught on its own requirement with
 // a FAIL verdict there, and a conforming variant passes.
@@ -88,7 +73,7 @@ func TestRunJudgesAFaultAndAVariant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts chatconform runs")
 	}
-	bin := buildChatconform(t)
+	bin := matrixrun.Build(t)
 	for _, tc := range []struct {
 		only, kind, verdict string
 	}{
@@ -118,51 +103,10 @@ func TestRunJudgesAFaultAndAVariant(t *testing.T) {
 // every problem the matrix lists: a variant that does not pass, a survivor
 // with no written reason, a fault caught only by checks of other
 // requirements, a run that could not be judged.
-func TestSelfTest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the self-test runs chatconform once per fault and variant")
-	}
-	bin := buildChatconform(t)
-	matrix := os.Getenv("CHATCONFORM_SELFTEST_MATRIX")
-	if matrix == "" {
-		matrix = filepath.Join(t.TempDir(), "matrix.txt")
-	}
-	// The world shapes have their own test (suites/selftest/worlds).
-	cmd := exec.CommandContext(t.Context(), bin, "selftest", "--seed", "1", "--matrix", matrix, "--worlds", "0")
-	cmd.Env = append(os.Environ(), "CHATCONFORM_MAIN=1")
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-		t.Fatalf("chatconform selftest: %v\n%s", err, out)
-	}
-	raw, rerr := os.ReadFile(matrix)
-	if rerr != nil {
-		t.Fatalf("chatconform selftest wrote no matrix: %v\n%s", rerr, out)
-	}
-	t.Logf("kill matrix:\n%s", raw)
-	problems := problemLines(string(raw))
-	for _, p := range problems {
-		t.Error(p)
-	}
-	if (err == nil) != (len(problems) == 0) {
-		t.Errorf("chatconform selftest exit status (%v) disagrees with the %d problem(s) its matrix lists", err, len(problems))
-	}
-}
-
-// problemLines returns the problems a written matrix lists at its end.
-func problemLines(matrix string) []string {
-	_, tail, ok := strings.Cut(matrix, " problem(s)\n")
-	if !ok {
-		return []string{"the matrix has no problem list"}
-	}
-	var out []string
-	for _, l := range strings.Split(tail, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
+// The planted faults but the held-out ones (suites/selftest/heldout); the
+// variants and world shapes have their own packages too, so each fits in
+// go test's default budget.
+func TestSelfTest(t *testing.T) { matrixrun.Check(t, "--faults", "--except", "held-out") }
 
 // Issue 10's repeated-run property on a server we did not shape around the
 // checks: three core runs with different seeds against one long-lived
@@ -172,7 +116,7 @@ func TestRepeatedCoreRunsAgreeOnAServerWhoseHiddenRoomsStayHidden(t *testing.T) 
 	if testing.Short() {
 		t.Skip("runs the core profile three times")
 	}
-	bin := buildChatconform(t)
+	bin := matrixrun.Build(t)
 	dir := t.TempDir()
 	desc := filepath.Join(dir, "target.json")
 	stop, err := Serve("hidden-rooms-stay-hidden", 1, desc)

@@ -1,0 +1,12 @@
+// Package heldout runs the held-out faults of the self-test (origin
+// held-out: defects of the independent implementation written blind):
+// each is caught by its own requirement or carries its reason.
+package heldout
+
+import (
+	"testing"
+
+	"github.com/chatrooms/conformance/suites/selftest/matrixrun"
+)
+
+func TestHeldOutFaults(t *testing.T) { matrixrun.Check(t, "--only", "held-out") }
