@@ -71,11 +71,18 @@ type Finding struct {
 	Exchanges []*client.Exchange
 	// Sequence is the index of the failing sequence under Config.Seed.
 	Sequence int
+	// Intermittent says the failure did not come back when the sequence
+	// was replayed, so it was not shrunk.
+	Intermittent bool
 }
 
 func (f *Finding) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\nsequence %d of the model's draws (shrunk from %d to %d operations):\n", f.Statement, f.Sequence+1, f.Drawn, len(f.Steps))
+	if f.Intermittent {
+		fmt.Fprintf(&b, "%s\nsequence %d of the model's draws (%d operations; replayed, it did not fail again, so it was not shrunk):\n", f.Statement, f.Sequence+1, len(f.Steps))
+	} else {
+		fmt.Fprintf(&b, "%s\nsequence %d of the model's draws (shrunk from %d to %d operations):\n", f.Statement, f.Sequence+1, f.Drawn, len(f.Steps))
+	}
 	for i, s := range f.Steps {
 		fmt.Fprintf(&b, "  %2d. %s\n", i+1, s)
 	}
@@ -225,6 +232,13 @@ func (m *machine) leave(rep *Report) {
 // earlier messages the model treats as a world it did not create).
 func shrink(ctx context.Context, cfg *Config, ops []op, m *machine, v violation, exec func([]op) (*machine, any)) *Finding {
 	best, bestM, bestV := ops, m, v
+	// A failure that does not come back when its sequence is replayed (one
+	// answer in N) is reported as drawn: shrinking it would replay in vain.
+	if _, end := exec(ops); !sameViolation(end, v) {
+		f := finding(ops, m, v)
+		f.Intermittent = true
+		return f
+	}
 	spent, deadline := 0, time.Now().Add(cfg.ShrinkTime)
 	more := func() bool { return spent < cfg.ShrinkBudget && time.Now().Before(deadline) }
 	for chunk := len(best) / 2; chunk >= 1 && more(); {
@@ -247,6 +261,11 @@ func shrink(ctx context.Context, cfg *Config, ops []op, m *machine, v violation,
 		}
 	}
 	return finding(best, bestM, bestV)
+}
+
+func sameViolation(end any, v violation) bool {
+	tv, ok := end.(violation)
+	return ok && tv.req == v.req
 }
 
 func finding(ops []op, m *machine, v violation) *Finding {
