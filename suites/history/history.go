@@ -106,7 +106,7 @@ type Invariant struct {
 
 // Invariants is the table of rules the checker applies.
 var Invariants = []Invariant{
-	{"a message id is answered under one room only: pages, search results and send answers (and, in the reference profile, single reads and edit answers) of two rooms never hold the same id",
+	{"a message id is answered under one room only: pages, search results, send answers, single reads and edit answers of two rooms never hold the same id (a message is not read or edited through another room's path)",
 		MsgRoomScope, "none: a room never changes", "holds"},
 	{"a message's sent instant (compared at the coarser precision of the two) and fromUser.id never change",
 		MsgStable, "none", "holds"},
@@ -169,8 +169,9 @@ type Options struct {
 	// the rules that hold only when the run is the only writer are relaxed
 	// (see Invariants).
 	Shared bool
-	// Profile is the profile of the run ("core" or "reference"): single
-	// reads and edit answers count for MSG-ROOM-SCOPE in "reference" only.
+	// Profile is the profile of the run ("core" or "reference"). Every
+	// rule holds at both (single reads and edit answers count for
+	// MSG-ROOM-SCOPE at core too, as the catalogue says).
 	Profile string
 	// Redact, when set, is applied to every text the checker writes (ids,
 	// names and urls in it come from the target's answers); give it the

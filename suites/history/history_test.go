@@ -46,14 +46,34 @@ func TestRoomScope(t *testing.T) {
 			h.get(20, 30, 0, r1+"?aroundId=m1", page(M{ID: "m1"}))
 			h.get(40, 45, 0, "/v1/rooms/r%31/chatMessages", page(M{ID: "m1"})) // the same id, escaped
 		}},
-		{name: "core: read by id under another room's path is not judged", run: func(h *hist) {
+		{name: "core: read by id under another room's path", opt: Options{Profile: "core"}, run: func(h *hist) {
 			h.get(0, 10, 0, r1, page(M{ID: "m1"}))
 			h.get(20, 30, 0, r2+"/m1", M{ID: "m1"}.String())
-		}},
+		}, want: []string{MsgRoomScope}},
 		{name: "reference: read by id under another room's path", opt: Options{Profile: "reference"}, run: func(h *hist) {
 			h.get(0, 10, 0, r1, page(M{ID: "m1"}))
 			h.get(20, 30, 0, r2+"/m1", M{ID: "m1"}.String())
 		}, want: []string{MsgRoomScope}},
+		{name: "core: read by id first, then a page of another room", opt: Options{Profile: "core"}, run: func(h *hist) {
+			h.get(0, 10, 0, r2+"/m1", M{ID: "m1"}.String())
+			h.get(20, 30, 0, r1, page(M{ID: "m1"}))
+		}, want: []string{MsgRoomScope}},
+		{name: "core: an edit answered under another room's path", opt: Options{Profile: "core"}, run: func(h *hist) {
+			h.ex(0, 10, 0, "POST", r1, 200, `{"text":"hello m1"}`, M{ID: "m1"}.String())
+			h.ex(20, 30, 0, "PUT", r2+"/m1", 200, `{"text":"edited"}`, M{ID: "m1", V: 2, Text: "edited"}.String())
+		}, want: []string{MsgRoomScope}},
+		{name: "core: reads and edits through the message's own room", opt: Options{Profile: "core"}, run: func(h *hist) {
+			h.ex(0, 10, 0, "POST", r1, 200, `{"text":"hello m1"}`, M{ID: "m1"}.String())
+			h.get(20, 30, 1, r1+"/m1", M{ID: "m1"}.String())
+			h.ex(40, 50, 0, "PUT", r1+"/m1", 200, `{"text":"edited"}`, M{ID: "m1", V: 2, Text: "edited"}.String())
+			h.get(60, 70, 0, r1, page(M{ID: "m1", V: 2, Text: "edited"}))
+		}},
+		{name: "core: reads and edits through another room refused", opt: Options{Profile: "core"}, run: func(h *hist) {
+			h.ex(0, 10, 0, "POST", r1, 200, `{"text":"hello m1"}`, M{ID: "m1"}.String())
+			h.ex(20, 30, 0, "GET", r2+"/m1", 404, "", `{"error":"not found"}`)
+			h.ex(40, 50, 0, "PUT", r2+"/m1", 404, `{"text":"edited"}`, M{ID: "m1", V: 2, Text: "edited"}.String())
+			h.ex(60, 70, 0, "GET", r2+"/m1", 403, "", M{ID: "m1"}.String())
+		}},
 		{name: "refused answers and invalid requests answered with errors state nothing", run: func(h *hist) {
 			h.get(0, 10, 0, r1, page(M{ID: "m1"}))
 			h.ex(20, 30, 0, "GET", r2, 404, "", page(M{ID: "m1"}))

@@ -368,7 +368,7 @@ func (st *state) merge(o *client.Observed, op opKind, p pathParams, f *facts, pa
 		}
 	case opGet:
 		if parsed && len(f.msgs) == 1 {
-			st.msgSeen(f, &f.msgs[0], id, st.scopeRoom(e.room), true)
+			st.msgSeen(f, &f.msgs[0], id, e.room, true)
 		}
 	case opSend:
 		if parsed && len(f.msgs) == 1 {
@@ -393,23 +393,13 @@ func (st *state) merge(o *client.Observed, op opKind, p pathParams, f *facts, pa
 		}
 		if parsed && len(f.msgs) == 1 {
 			mf := &f.msgs[0]
-			mi := st.msgSeen(f, mf, id, st.scopeRoom(e.room), false)
+			mi := st.msgSeen(f, mf, id, e.room, false)
 			if ok && mi == pm {
 				st.editAnswered(mi, mf, id)
 				st.editAnswer(mi, mf, &f.req, id)
 			}
 		}
 	}
-}
-
-// scopeRoom is the room a single read or an edit answer places a message
-// in: only in the reference profile, where a message of another room is
-// not found; the document does not say so.
-func (st *state) scopeRoom(room int32) int32 {
-	if st.opt.Profile == "reference" {
-		return room
-	}
-	return -1
 }
 
 // pageLimits checks the length of a page against limit and the cap.
