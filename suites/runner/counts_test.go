@@ -56,7 +56,7 @@ func TestEveryOutputCountsTheSameChecks(t *testing.T) {
 			if tc.name == "soft failure on the way" && c.Name == "sends" {
 				o = Fail
 			}
-			p.done([]string{"", c.Area}, c.Name, o)
+			p.done([]string{"", c.Area}, c.Name, o, 0)
 		}
 		res.Judges = judges(tc.extra)
 		res.tally(nil)

@@ -306,12 +306,12 @@ func TestProgressMarksEachFail(t *testing.T) {
 	var b bytes.Buffer
 	checks := []Check{{Name: "a", Area: "Messages"}, {Name: "b", Area: "Messages"}, {Name: "c", Area: "Rooms"}}
 	p := newProgress(&b, checks, 0, false)
-	p.done([]string{"", "Messages"}, "a", Fail)
+	p.done([]string{"", "Messages"}, "a", Fail, 0)
 	if !strings.Contains(b.String(), "[1/3] FAIL: a") {
 		t.Errorf("no line for the failing check: %q", b.String())
 	}
-	p.done([]string{"", "Messages"}, "b", Pass)
-	p.done([]string{"", "Rooms"}, "c", Fail) // fails and completes its area
+	p.done([]string{"", "Messages"}, "b", Pass, 0)
+	p.done([]string{"", "Rooms"}, "c", Fail, 0) // fails and completes its area
 	if !strings.Contains(b.String(), "[3/3] FAIL: c") || !strings.Contains(b.String(), "Rooms: 1 FAIL") {
 		t.Errorf("progress:\n%s", b.String())
 	}

@@ -10,8 +10,9 @@ import (
 // progress tells a person that a run is moving and how far it is, without
 // -v: a line when every selected check of an area (a top-level container)
 // is done, a line for each check that fails (FAIL) or gets no answer
-// (ERROR) as it happens, a line when a check took long (a slow target), and
-// on a terminal a live line naming the last check.
+// (ERROR) as it happens, a line when a check took long (a slow target,
+// "slow (12.3s)") or when the run printed nothing for a while (saying for
+// how long), and on a terminal a live line naming the last check.
 type progress struct {
 	w        io.Writer
 	live     bool
@@ -36,7 +37,8 @@ func newProgress(w io.Writer, checks []Check, judges int, live bool) *progress {
 	return p
 }
 
-func (p *progress) done(containers []string, name string, o Outcome) {
+// done counts a check that ended with o after took.
+func (p *progress) done(containers []string, name string, o Outcome, took time.Duration) {
 	area := areaOf(containers)
 	p.doneN++
 	p.left[area]--
@@ -57,8 +59,13 @@ func (p *progress) done(containers []string, name string, o Outcome) {
 			}
 		}
 		p.line(fmt.Sprintf("[%*d/%d] %s: %s", width(p.total), p.doneN, p.total, area, strings.Join(parts, ", ")))
-	case o == Fail || o == Error || time.Since(p.last) >= slowLine:
+	case o == Fail || o == Error:
 		p.line(fmt.Sprintf("[%*d/%d] %s: %s", width(p.total), p.doneN, p.total, o, shorten(name, 100)))
+	case took >= slowLine:
+		// Another outcome is printed only to say the run is moving: say so.
+		p.line(fmt.Sprintf("[%*d/%d] %s, slow (%s): %s", width(p.total), p.doneN, p.total, o, Readable(took), shorten(name, 100)))
+	case time.Since(p.last) >= slowLine:
+		p.line(fmt.Sprintf("[%*d/%d] %s: %s (no line for %s)", width(p.total), p.doneN, p.total, o, shorten(name, 100), Readable(time.Since(p.last).Truncate(100*time.Millisecond))))
 	case p.live:
 		fmt.Fprintf(p.w, "\r\033[K[%*d/%d] %s", width(p.total), p.doneN, p.total, shorten(name, 70))
 		p.liveText = true

@@ -625,7 +625,7 @@ func (r *Result) print(w io.Writer, verbose bool) {
 	fmt.Fprintf(w, "\nchatconform: %d requirements: %s\n", len(r.Requirements), r.countLine(r.Counts, true))
 	fmt.Fprintf(w, "chatconform: %d checks (%s) in %s, %d requests; seed %d\n", r.total(), r.countLine(r.Checks, false), Readable(r.Duration), r.Requests, r.Seed)
 	if r.RateLimited > 0 {
-		fmt.Fprintf(w, "chatconform: the target answered 429 or 503 %d times (waited out, or INCONCLUSIVE after the allowed retries)\n", r.RateLimited)
+		fmt.Fprintf(w, "chatconform: the target answered 429 or 503 %s (waited out, or INCONCLUSIVE after the allowed retries)\n", times(r.RateLimited))
 	}
 	if r.Halted != "" {
 		fmt.Fprintf(w, "chatconform: the run stopped early (the reason is on standard error)\n")
@@ -912,4 +912,12 @@ func sortedIDs(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// times says how often something happened: "once", or "N times".
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }

@@ -81,7 +81,7 @@ func Prepare(specTimeout time.Duration) *Suite {
 				if o == Pass && softFailed(r) {
 					o = Fail // as the summary counts it: a failure on the way is the check's
 				}
-				s.run.progress.done(r.ContainerHierarchyTexts, r.FullText(), o)
+				s.run.progress.done(r.ContainerHierarchyTexts, r.FullText(), o, r.RunTime)
 			}
 		})
 		conformance.Declare(func() *conformance.Env { return s.env }, specTimeout)
