@@ -44,3 +44,23 @@ func TestEveryHelpReadsAlike(t *testing.T) {
 		}
 	}
 }
+
+// Every --help names what a flag takes once: on the flag's line, not again
+// at the start of its text ("-private-repos-granted true|false" then
+// "true|false: whether ...").
+func TestHelpSaysWhatAFlagTakesOnce(t *testing.T) {
+	repeated := regexp.MustCompile(`(?m)^  -[a-z0-9-]+ (\S+)\n    \t(\S+)`)
+	for _, cmd := range []string{"", "selftest", "proxy", "replay", "verify", "keygen"} {
+		args := []string{"--help"}
+		if cmd != "" {
+			args = []string{cmd, "--help"}
+		}
+		var out bytes.Buffer
+		run(context.Background(), args, noEnv, &out, &out)
+		for _, m := range repeated.FindAllStringSubmatch(out.String(), -1) {
+			if m[2] == m[1]+":" || strings.Contains(m[1], "|") && strings.Contains(m[2], m[1]) {
+				t.Errorf("%q says %q twice: %q", args, m[1], m[0])
+			}
+		}
+	}
+}

@@ -42,7 +42,7 @@ func keygen(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, keygenUsage)
 			fset.SetOutput(stdout)
-			fset.PrintDefaults()
+			printDefaults(fset)
 			return exitPass
 		}
 		fmt.Fprintln(stderr, "chatconform keygen: see chatconform keygen --help for the flags")

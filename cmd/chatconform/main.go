@@ -263,7 +263,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
 			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			printDefaults(fs)
 			return exitPass
 		}
 		fmt.Fprintln(stderr, "chatconform: see chatconform --help for the flags")

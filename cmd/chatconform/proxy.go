@@ -72,7 +72,7 @@ func proxyCmd(ctx context.Context, args []string, lookupEnv func(string) (string
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, proxyUsage)
 			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			printDefaults(fs)
 			return exitPass
 		}
 		fmt.Fprintln(stderr, "chatconform proxy: see chatconform proxy --help for the flags")
@@ -170,7 +170,7 @@ func registerTargetFlags(fs *flag.FlagSet, o *options) {
 	fs.Var(&o.userNames, "user-name", "a `name` for user 1 in reports; repeat for users 2, 3, ...")
 	fs.Var(&o.userIDs, "user-id", "user 1's `id`; repeat for users 2, 3, ...")
 	fs.Var(&o.usernames, "username", "user 1's `username`; repeat for users 2, 3, ...")
-	fs.Var(&o.granted, "private-repos-granted", "`true|false` per user, as for a run")
+	fs.Var(&o.granted, "private-repos-granted", "`true|false`: per user, as for a run")
 	fs.Var(&o.caFile, "ca-file", "PEM `file` of a CA to trust for the target besides the system's (beats CHAT_CA_FILE and the file's ca_file)")
 	fs.BoolVar(&o.insecure, "insecure-skip-verify", false, "do not verify the target's certificate")
 	fs.Var(&o.orgRoom, "rooms-org", "`id` of an organisation room, as for a run (rooms.org)")

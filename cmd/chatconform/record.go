@@ -193,7 +193,7 @@ func replay(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, replayUsage)
 			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			printDefaults(fs)
 			return exitPass
 		}
 		fmt.Fprintln(stderr, "chatconform replay: see chatconform replay --help for the flags")

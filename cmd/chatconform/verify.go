@@ -41,7 +41,7 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, verifyUsage)
 			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			printDefaults(fs)
 			return exitPass
 		}
 		fmt.Fprintln(stderr, "chatconform verify: see chatconform verify --help for the flags")
