@@ -164,7 +164,7 @@ type options struct {
 	baseline, writeBaseline, minJudged, require        string
 	insecure                                           bool
 	seed                                               uint64
-	examples                                           int
+	examples, modelSequences                           int
 	list, verbose, version                             bool
 	timeout, eventually, specTimeout, maxTime, waitFor time.Duration
 	rate                                               rateFlag
@@ -257,6 +257,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fs.Var(&o.rate, "rate", "throttle the whole run to `N/s` requests per second (such as 5/s), for servers with tight rate limits (default: no limit)")
 	fs.DurationVar(&o.eventually, "eventually", 5*time.Second, "how long search and unread state may lag behind a write")
 	fs.IntVar(&o.examples, "examples", 0, "random `requests` each generated check draws per operation besides its coverage cases (0: the default, 4)")
+	fs.IntVar(&o.modelSequences, "model-sequences", 0, "random `sequences` each check of the model of the API draws (0: the default, 4)")
 	var rf recordFlags
 	rf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -357,6 +358,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		Timeout:        o.timeout,
 		Eventually:     o.eventually,
 		Examples:       o.examples,
+		ModelSequences: o.modelSequences,
 		MaxTime:        o.maxTime,
 		Wait:           o.waitFor,
 		Rate:           float64(o.rate),
@@ -398,7 +400,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		say("chatconform: ", err)
 		return exitUsage
 	}
-	res, err = suite.Run(ctx, cfg, &failRecorder{})
+	res, err = runSuite(ctx, suite, cfg, &failRecorder{})
 	if rerr := rec.finish(ctx, res, stdout); rerr != nil {
 		say("chatconform: ", rerr)
 		if res == nil || res.ExitCode() == exitPass {
@@ -435,6 +437,12 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		}
 	}
 	return res.ExitCode()
+}
+
+// runSuite runs the checks; tests replace it to see the configuration a
+// command line makes.
+var runSuite = func(ctx context.Context, s *runner.Suite, cfg runner.Config, t ginkgo.GinkgoTestingT) (*runner.Result, error) {
+	return s.Run(ctx, cfg, t)
 }
 
 // failRecorder stands in for *testing.T: Ginkgo only needs Fail.

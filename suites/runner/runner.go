@@ -276,6 +276,9 @@ type Config struct {
 	// Examples is how many random requests each generated check draws per
 	// operation besides its coverage cases (0: the engine's default).
 	Examples int
+	// ModelSequences is how many random sequences each check of the model
+	// of the API draws (0: the model's default).
+	ModelSequences int
 	// Observe, when not nil, sees every exchange of the run (preflight,
 	// discovery and checks) with its whole bodies, as the client reports
 	// them (see client.Observed), besides the run's own history checker.
@@ -446,8 +449,15 @@ func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c 
 	if err := d.Preflight(ctx, c); err != nil {
 		return nil, err
 	}
-	return conformance.NewEnv(ctx, conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
-		Eventually: cfg.Eventually, Timeout: cfg.Timeout, Recorder: rec, Process: cfg.Process, Client: c, Examples: cfg.Examples})
+	return conformance.NewEnv(ctx, envOptions(cfg, d, c, rec))
+}
+
+// envOptions are the checks' options for a run of cfg on d. Only the
+// bundled server (no target named) has no writer but the run: SoleWriter.
+func envOptions(cfg Config, d *target.Description, c *client.Client, rec *client.Recorder) conformance.Options {
+	return conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
+		Eventually: cfg.Eventually, Timeout: cfg.Timeout, Recorder: rec, Process: cfg.Process, Client: c,
+		Examples: cfg.Examples, ModelSequences: cfg.ModelSequences, SoleWriter: cfg.bundled}
 }
 
 // redirectGinkgo points Ginkgo's reporter at w until restore is called.
