@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/history"
 	"github.com/chatrooms/conformance/suites/runner"
 	"github.com/chatrooms/conformance/suites/target"
 )
@@ -471,9 +473,12 @@ func list(w io.Writer, suite *runner.Suite, p spec.Profile) int {
 			continue
 		}
 		for _, id := range c.IDs {
-			byID[id] = append(byID[id], c.Name)
+			if !slices.Contains(byID[id], c.Name) {
+				byID[id] = append(byID[id], c.Name)
+			}
 		}
 	}
+	byHistory := history.Requirements()
 	for _, r := range cat.Requirements {
 		if p != "" && !r.InProfile(p) {
 			continue
@@ -484,6 +489,14 @@ func list(w io.Writer, suite *runner.Suite, p spec.Profile) int {
 		}
 		for _, name := range byID[r.ID] {
 			fmt.Fprintf(w, "%28s check: %s\n", "", name)
+		}
+		switch {
+		case slices.Contains(byHistory, r.ID):
+			fmt.Fprintf(w, "%28s judged by the history checker (every answer of the run read side by side)\n", "")
+		case r.IsCheckable() && len(byID[r.ID]) == 0:
+			// The one judge left: a violation of the profile's document on
+			// any answer of the run is a FAIL of the requirement it breaks.
+			fmt.Fprintf(w, "%28s judged by the document checker alone (every answer of the run against the profile's OpenAPI document)\n", "")
 		}
 	}
 	return exitPass
