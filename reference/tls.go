@@ -1,10 +1,6 @@
 package reference
 
-import (
-	"crypto/tls"
-
-	"github.com/chatrooms/conformance/reference/localtls"
-)
+import "crypto/tls"
 
 // AEADCipherSuites returns the TLS 1.2 cipher suites the server offers:
 // ECDHE key exchange with an AEAD cipher only (no CBC, no SHA-1 MAC, no RSA
@@ -30,18 +26,6 @@ func HardenTLS(conf *tls.Config) *tls.Config {
 	conf.MinVersion = max(conf.MinVersion, tls.VersionTLS12)
 	conf.CipherSuites = AEADCipherSuites()
 	return conf
-}
-
-// SelfSignedCert makes the reference server's certificate: its own CA,
-// for 127.0.0.1, ::1 and localhost (see localtls.SelfSigned). It returns
-// the certificate for a tls.Config and its PEM encoding, which clients add
-// to their trusted roots.
-//
-// Deprecated: use localtls.SelfSigned(CertOrg, CertName), the one home of
-// a self-signed certificate; kept until its callers outside reference/
-// have switched.
-func SelfSignedCert() (tls.Certificate, []byte, error) {
-	return localtls.SelfSigned(CertOrg, CertName)
 }
 
 // CertOrg and CertName name the subject of the reference server's

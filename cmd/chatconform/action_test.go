@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
-	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/reference/localtls"
 	"github.com/chatrooms/conformance/suites/target"
 )
 
@@ -222,7 +222,7 @@ func serveLate(t *testing.T, seed uint64, delay time.Duration) (desc string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert, caPEM, err := reference.SelfSignedCert()
+	cert, caPEM, err := localtls.SelfSigned(reference.CertOrg, reference.CertName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,17 +246,14 @@ func serveLate(t *testing.T, seed uint64, delay time.Duration) (desc string) {
 	if err := os.WriteFile(desc, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv := reference.NewHTTPServer(reference.New(world, reference.Config{}), &tls.Config{Certificates: []tls.Certificate{cert}}, nil)
+	srv := reference.NewHTTPServer(reference.New(world, reference.Config{}), localtls.Config(cert), nil)
 	started := make(chan struct{})
 	go func() {
 		defer close(started)
 		time.Sleep(delay)
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
+		if _, err := localtls.Start(srv, localtls.Options{Addr: addr}); err != nil {
 			t.Errorf("listening late on %s: %v", addr, err)
-			return
 		}
-		go func() { _ = srv.ServeTLS(l, "", "") }()
 	}()
 	t.Cleanup(func() {
 		<-started

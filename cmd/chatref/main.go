@@ -20,6 +20,7 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/reference/localtls"
 	"github.com/chatrooms/conformance/suites/target"
 )
 
@@ -129,24 +130,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if cert, err = tls.LoadX509KeyPair(*certFile, *keyFile); err != nil {
 			return fmt.Errorf("loading --tls-cert/--tls-key: %w", err)
 		}
-	} else if cert, caPEM, err = reference.SelfSignedCert(); err != nil {
+	} else if cert, caPEM, err = localtls.SelfSigned(reference.CertOrg, reference.CertName); err != nil {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", *addr)
+	srv, err := localtls.Start(reference.NewHTTPServer(
+		reference.New(world, reference.Config{RateLimit: *rateLimit, EditWindow: *editWindow, Logger: log}),
+		localtls.Config(cert), log), localtls.Options{Addr: *addr})
 	if err != nil {
 		return err
 	}
-	url := "https://" + hostPort(ln.Addr().(*net.TCPAddr), *addr)
+	url := "https://" + hostPort(srv.TCPAddr, *addr)
 	if *targetOut != "" {
 		if err := writeTarget(*targetOut, url, world, caPEM, *certFile); err != nil {
-			ln.Close()
+			srv.Close()
 			return err
 		}
 	}
-	srv := reference.NewHTTPServer(
-		reference.New(world, reference.Config{RateLimit: *rateLimit, EditWindow: *editWindow, Logger: log}),
-		&tls.Config{Certificates: []tls.Certificate{cert}}, log)
 	fmt.Fprintf(stdout, "chatref: serving %s (seed %d, %d users)\n", url, *seed, len(world.Users))
 	if *shapeText != "" || *shapeFile != "" {
 		fmt.Fprintf(stdout, "chatref: world shape %s\n", shape)
@@ -156,13 +156,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	} else {
 		fmt.Fprintln(stdout, "chatref: the tokens and the certificate to trust are in a target description: restart with --target-out FILE to have one written (chatconform --target FILE reads it)")
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.ServeTLS(ln, "", "") }()
 	if opt.ready != nil {
 		opt.ready(url)
 	}
 	select {
-	case err := <-errc:
+	case err := <-srv.Served():
 		return err
 	case <-ctx.Done():
 	}

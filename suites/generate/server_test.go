@@ -2,9 +2,6 @@ package generate
 
 import (
 	"context"
-	"crypto/tls"
-	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +9,7 @@ import (
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/reference/localtls"
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/target"
@@ -38,7 +36,7 @@ func serve(t testing.TB, profile spec.Profile, wrap func(http.Handler) http.Hand
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert, caPEM, err := reference.SelfSignedCert()
+	cert, caPEM, err := localtls.SelfSigned(reference.CertOrg, reference.CertName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,18 +44,16 @@ func serve(t testing.TB, profile spec.Profile, wrap func(http.Handler) http.Hand
 	if err := os.WriteFile(caFile, caPEM, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var h http.Handler = reference.New(w, reference.Config{})
 	if wrap != nil {
 		h = wrap(h)
 	}
-	srv := reference.NewHTTPServer(h, &tls.Config{Certificates: []tls.Certificate{cert}}, nil)
-	go func() { _ = srv.ServeTLS(ln, "", "") }()
+	srv, err := localtls.Start(reference.NewHTTPServer(h, localtls.Config(cert), nil), localtls.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { _ = srv.Close() })
-	d := target.FromWorld(w, fmt.Sprintf("https://%s", ln.Addr()))
+	d := target.FromWorld(w, srv.URL)
 	d.CAFile = caFile
 	return &served{target: d, client: newClient(t, d, profile), world: worldOf(t, d, profile)}
 }
