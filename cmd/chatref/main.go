@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	targetOut := fs.String("target-out", "", "write a target description for chatconform to this `file`")
 	shapeText := fs.String("shape", "", "the `shape` of the world (see World shapes above; default: the standard world)")
 	shapeFile := fs.String("shape-file", "", "read the shape of the world from this `file` (# starts a comment)")
-	rateLimit := fs.Int("rate-limit", 0, "`requests` per user per 60-second window; 0 turns rate limiting off. A whole chatconform run sends about 3,700 requests, about 2,850 of them as user 1, within a minute: 4000 lets it through; with less, throttle chatconform to --rate N/60 per second and give it --check-timeout 10m (a pagination walk alone sends over 250 requests)")
+	rateLimit := fs.Int("rate-limit", 0, "`requests` per user per 60-second window; 0 turns rate limiting off. A whole chatconform run sends about 3,800 requests, about 2,900 of them as user 1, within a minute: 4000 lets it through; with less, throttle chatconform to --rate N/60 per second and give it --check-timeout 10m (a pagination walk alone sends over 250 requests)")
 	editWindow := fs.Duration("edit-window", reference.DefaultEditWindow, "how long after sending a message may be edited")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
