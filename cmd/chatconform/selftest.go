@@ -43,7 +43,7 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	variants := fs.Bool("variants", false, "run the conforming variants only, no fault")
 	faultsOnly := fs.Bool("faults", false, "run the planted faults only, no variant")
 	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`, or whose origin it names (held-out, model, ...)")
-	except := fs.String("except", "", "leave out the faults and variants whose name contains this `text`, or whose origin it names")
+	except := fs.String("except", "", "leave out the faults and variants whose name contains this `text`, or whose origin it names; several separated by commas")
 	listOnly := fs.Bool("list", false, "list the faults and variants (those --only and --variants select) by name, with what each does, and run nothing")
 	worldsN := fs.Int("worlds", 50, "run the core profile against this many generated world `shapes` (0: none)")
 	serve := fs.String("serve", "", "serve the reference decorated with the fault or variant of this `name` until interrupted, writing its target description to selftest-target.json and its certificate to selftest-target-ca.pem (check it with chatconform --target selftest-target.json)")

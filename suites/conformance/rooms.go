@@ -25,7 +25,8 @@ func roomSpecs(d decl) {
 		})
 
 		d.it("includes the user's one-to-one, organisation and repository rooms", reqs("ROOM-KINDS"), func(e *Env) {
-			listed := idSetRooms(e.rooms(0, "rooms"))
+			all := e.rooms(0, "rooms")
+			listed := idSetRooms(all)
 			checked := 0
 			for kind, id := range map[string]string{"one_to_one": e.Target.Rooms.OneToOne, "org": e.Target.Rooms.Org, "repo": e.Target.Rooms.Repo} {
 				switch {
@@ -40,6 +41,20 @@ func roomSpecs(d decl) {
 				}
 				checked++
 				Expect(listed).To(HaveKey(id), "the %s room %s is missing from the rooms list", kind, id)
+				// A hint is a promise of the room's kind too: the list shows it
+				// as a room of that kind wherever it says.
+				want := map[string]string{"one_to_one": "ONETOONE", "org": "ORG", "repo": "REPO"}[kind]
+				for _, rm := range all {
+					if rm.ID != id {
+						continue
+					}
+					if rm.PlatformType != "" {
+						Expect(rm.PlatformType).To(Equal(want), "the description names %s as user 1's %s room, and the rooms list shows it as %s", id, kind, rm.PlatformType)
+					}
+					if rm.OneToOne != nil {
+						Expect(*rm.OneToOne).To(Equal(kind == "one_to_one"), "the description names %s as user 1's %s room, and the rooms list says oneToOne %v", id, kind, *rm.OneToOne)
+					}
+				}
 			}
 			if checked == 0 {
 				Skip("the target description names no rooms (rooms: one_to_one, org, repo) other than hide_room to look for in user 1's rooms list")

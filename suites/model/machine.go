@@ -67,6 +67,12 @@ type violation struct {
 	req, text string
 }
 
+// shown is when a message of the room was first shown, and to whom.
+type shown struct {
+	at time.Time
+	by map[int]bool
+}
+
 // pending is a mismatch the lag allowed for eventual state may still
 // explain: a read that raised it is made again until it settles.
 type pending struct{}
@@ -92,6 +98,11 @@ type machine struct {
 	last    []*client.Exchange
 	sent    map[int][]string // ids each user sent
 	seq     int              // the how-manieth sequence of the run this is (replays count too)
+	// room is every message id of the write room the run has been shown,
+	// when first and to whom (shared by every sequence of the run).
+	room map[string]*shown
+	// marked says which users have made a mark read in this sequence.
+	marked map[int]bool
 	// settleStart is when the read under way was first made (see settle).
 	settleStart time.Time
 	reqs        int
@@ -574,7 +585,11 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 		if read && *w.Unread == !read {
 			k.freshRead[u] = true
 		}
-		m.eventually("UNREAD-FLAG", settled || read && k.freshRead[u], *w.Unread == !read, "message %s (%s) is unread %v for user %d, who %s", k.id, where, *w.Unread, u+1, readWords(k, u, read))
+		req := "UNREAD-FLAG"
+		if !read && !*w.Unread && k.readByOther(u) >= 0 {
+			req = "UNREAD-MARK-READ" // another user's mark read reached this user
+		}
+		m.eventually(req, settled || read && k.freshRead[u], *w.Unread == !read, "message %s (%s) is unread %v for user %d, who %s", k.id, where, *w.Unread, u+1, readWords(k, u, read))
 	}
 	if w.Text != nil && *w.Text == k.text {
 		m.judgeRendering(k, w, where)
@@ -667,6 +682,13 @@ func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, pag
 	if limit > 0 {
 		m.check("PAGE-LIMIT", len(page) <= limit, "%s holds %d messages", what, len(page))
 	}
+	now := m.now()
+	for _, w := range page {
+		if m.room[w.ID] == nil {
+			m.room[w.ID] = &shown{at: now, by: map[int]bool{}}
+		}
+		m.room[w.ID].by[u] = true
+	}
 	m.check("LIMIT-CAP", len(page) <= 100, "%s holds %d messages, more than 100", what, len(page))
 	seen := map[string]bool{}
 	refs := make([]ref, 0, len(page))
@@ -748,7 +770,23 @@ func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, pag
 	}
 	// No cursor or beforeId: the page is the newest messages before the
 	// cursor, so none of the run's is skipped, and a short page is the last.
-	now := m.now()
+	if cursor == NoCursor && limit > 0 {
+		// The room only grows (nothing deletes a message): a newest page
+		// holds as many as limit asks, up to the messages the run has been
+		// shown in the room (by this caller, or long enough ago for every
+		// reader to see them).
+		held := 0
+		for _, sh := range m.room {
+			if sh.by[u] || now.Sub(sh.at) > m.cfg.Eventually {
+				held++
+			}
+		}
+		req := "PAGE-BEFOREID-WALK"
+		if limit == 100 {
+			req = "LIMIT-100"
+		}
+		m.check(req, len(page) >= min(limit, held), "%s holds %d message(s), yet user %d has been shown %d messages of the room, and nothing removes one", what, len(page), u+1, held)
+	}
 	// A message another user sent a moment ago may not show yet, and the
 	// page is then short by it: a short page is judged once every message
 	// it lacks is past the lag.
@@ -801,6 +839,7 @@ func (m *machine) mark(o op) {
 			fresh = false
 		}
 	}
+	m.marked[u] = true
 	resp := m.do(u, client.Request{Method: http.MethodPost, Path: m.unreadPath(u, room), Body: map[string]any{"chat": ids}})
 	m.noServerError(resp, "marking read")
 	if fresh && !other {
@@ -862,7 +901,13 @@ func (m *machine) unread(o op) {
 			m.eventually("UNREAD-MARK-READ", settled, !in[k.id], "user %d's unread items list %s, which that user marked read", u+1, k.id)
 			m.eventually("UNREAD-MARK-READ", settled, !mentioned[k.id], "user %d's unread mentions list %s, which that user marked read", u+1, k.id)
 		default:
-			m.eventually("UNREAD-CHAT", settled, in[k.id], "user %d's unread items leave out %s, which user %d sent and user %d has not marked read", u+1, k.id, k.from+1, u+1)
+			req := "UNREAD-CHAT"
+			if k.readByOther(u) >= 0 || m.marked[u] {
+				// a mark read of another user's reached this user, or one of
+				// this user's reached a message it did not name
+				req = "UNREAD-MARK-READ"
+			}
+			m.eventually(req, settled, in[k.id], "user %d's unread items leave out %s, which user %d sent and user %d has not marked read%s", u+1, k.id, k.from+1, u+1, k.markedBy(u))
 			if slices.Contains(k.sureMentions, u) {
 				m.eventually("UNREAD-MENTION", settled, mentioned[k.id], "user %d's unread mentions leave out %s, which mentions them and which they have not read", u+1, k.id)
 			}

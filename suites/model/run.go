@@ -158,10 +158,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			rep.Applied = append(rep.Applied, r)
 		}
 	}()
-	runs := 0
+	runs, room := 0, map[string]*shown{}
 	exec := func(ops []op) (*machine, any) {
 		runs++
-		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, sent: map[int][]string{}, seq: runs}
+		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, sent: map[int][]string{}, seq: runs, room: room, marked: map[int]bool{}}
 		end := m.exec(ops)
 		rep.Requests += m.reqs
 		rep.Operations += len(m.steps)

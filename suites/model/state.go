@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"time"
 )
 
@@ -89,6 +90,25 @@ func (m *msg) readFor(u int, now time.Time, lag time.Duration) (read, settled bo
 // settled reports whether the last write of m is older than the lag
 // allowed, so every read must show it.
 func (m *msg) settled(now time.Time, lag time.Duration) bool { return now.Sub(m.changed) > lag }
+
+// readByOther returns a user besides u and the sender who marked m read
+// (-1 when none).
+func (m *msg) readByOther(u int) int {
+	for w := range m.read {
+		if w != u && w != m.from {
+			return w
+		}
+	}
+	return -1
+}
+
+// markedBy says who else marked m read, for a failure text.
+func (m *msg) markedBy(u int) string {
+	if w := m.readByOther(u); w >= 0 {
+		return fmt.Sprintf(" (user %d marked it read)", w+1)
+	}
+	return ""
+}
 
 // visible reports whether m's send is older than the lag allowed, so every
 // read must find the message (an edit does not hide it again).

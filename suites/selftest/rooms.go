@@ -677,6 +677,12 @@ func modelRoomFaults() []Fault {
 				}
 				return x
 			})),
+		ModelRound.fault("ROOM-KINDS/shape", "the rooms list shows one-to-one rooms as organisation rooms (platformType ORG), the description's one-to-one hint among them",
+			rooms("listUserRooms", func(c *call, r map[string]any) {
+				if r["platformType"] == "ONETOONE" {
+					r["platformType"] = "ORG"
+				}
+			})),
 		ModelRound.fault("ROOM-LAST-ACCESS/stale-derived", "lastAccessTime never moves on from the seeded world's value",
 			rooms("rooms", func(c *call, r map[string]any) {
 				if _, ok := r["lastAccessTime"]; ok {

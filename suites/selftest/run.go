@@ -39,7 +39,8 @@ type Options struct {
 	// origin it names exactly (--only held-out).
 	Only string
 	// Except leaves out the faults and variants whose name contains it, or
-	// whose origin it names exactly (--except held-out).
+	// whose origin it names exactly (--except held-out); several are
+	// separated by commas.
 	Except string
 	// VariantsOnly runs the variants and no fault; FaultsOnly the faults
 	// and no variant.
@@ -61,8 +62,12 @@ type Options struct {
 func (opt Options) Selected() ([]Fault, []Variant) {
 	picks := func(name string, origin Origin) bool {
 		in := strings.Contains(name, opt.Only) || string(origin) == opt.Only
-		out := opt.Except != "" && (strings.Contains(name, opt.Except) || string(origin) == opt.Except)
-		return in && !out
+		for _, x := range strings.Split(opt.Except, ",") {
+			if x != "" && (strings.Contains(name, x) || string(origin) == x) {
+				return false
+			}
+		}
+		return in
 	}
 	var faults []Fault
 	var variants []Variant
