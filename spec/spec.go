@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 //go:embed openapi.yaml reference.overlay.yaml requirements.yaml
