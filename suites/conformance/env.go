@@ -26,16 +26,6 @@ type Options struct {
 	// Eventually is how long search results and unread state may lag behind
 	// a write on an eventually consistent server.
 	Eventually time.Duration
-	// Timeout is not read: the Client's own timeout bounds each request.
-	//
-	// Deprecated: set it on the Client; kept until its last caller
-	// (suites/runner) stops setting it.
-	Timeout time.Duration
-	// Recorder is not read: the Client's own recorder receives every exchange.
-	//
-	// Deprecated: set it on the Client; kept until its last caller
-	// (suites/runner) stops setting it.
-	Recorder *client.Recorder
 	// Process tells parallel Ginkgo processes apart in run markers.
 	Process int
 	// Examples is how many random requests each generated check draws per

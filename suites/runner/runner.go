@@ -372,7 +372,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		return s.halted(cfg, d, start, ExitUsage, err.Error())
 	}
 	setupCtx, cancel := context.WithTimeout(ctl.ctx, time.Minute)
-	env, err := s.setup(setupCtx, d, cfg, c, rec)
+	env, err := s.setup(setupCtx, d, cfg, c)
 	cancel()
 	if err != nil {
 		code, reason := setupHalt(err)
@@ -445,18 +445,18 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 }
 
 // setup preflights the target and discovers what its description left out.
-func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c *client.Client, rec *client.Recorder) (*conformance.Env, error) {
+func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c *client.Client) (*conformance.Env, error) {
 	if err := d.Preflight(ctx, c); err != nil {
 		return nil, err
 	}
-	return conformance.NewEnv(ctx, envOptions(cfg, d, c, rec))
+	return conformance.NewEnv(ctx, envOptions(cfg, d, c))
 }
 
 // envOptions are the checks' options for a run of cfg on d. Only the
 // bundled server (no target named) has no writer but the run: SoleWriter.
-func envOptions(cfg Config, d *target.Description, c *client.Client, rec *client.Recorder) conformance.Options {
+func envOptions(cfg Config, d *target.Description, c *client.Client) conformance.Options {
 	return conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
-		Eventually: cfg.Eventually, Timeout: cfg.Timeout, Recorder: rec, Process: cfg.Process, Client: c,
+		Eventually: cfg.Eventually, Process: cfg.Process, Client: c,
 		Examples: cfg.Examples, ModelSequences: cfg.ModelSequences, SoleWriter: cfg.bundled}
 }
 
