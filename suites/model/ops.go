@@ -162,7 +162,7 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 			c := combos[lists%len(combos)]
 			lists++
 			o.Cursor, o.Limit = Cursor(c%int(cursors)), limits[c/int(cursors)]
-			if (o.Cursor == NoCursor || o.Cursor == BeforeID) && r.IntN(6) == 0 {
+			if (o.Cursor == NoCursor || o.Cursor == BeforeID) && r.IntN(3) == 0 {
 				o.Skip = 1 + []int{0, 1, 3}[r.IntN(3)]
 			}
 			// Cursors name real messages mostly, on the side that leaves the
