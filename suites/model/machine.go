@@ -201,20 +201,23 @@ func (m *machine) pick(a Anchor, p int) *msg {
 	return m.st.msgs[p%n]
 }
 
-// missingID is an id no message of the run has: a known id with its last
-// character changed (same length and alphabet), or a made-up one.
+// missingID is an id no message has, nor will: a known id of the room with
+// its leading characters made zeros (same length and alphabet; an id that
+// counts time or a sequence from its front then lies long before any
+// message), or a made-up one. Changing the end instead could name the
+// next message a server makes.
 func (m *machine) missingID() string {
 	if len(m.st.msgs) == 0 {
 		return "000000000000000000000000"
 	}
 	id := []byte(m.st.msgs[len(m.st.msgs)-1].id)
-	for _, c := range []byte("0123456789abcdefABCDEF") {
-		id[len(id)-1] = c
-		if _, known := m.st.byID[string(id)]; !known {
-			return string(id)
-		}
+	for i := 0; i < len(id) && i < 8; i++ {
+		id[i] = '0'
 	}
-	return "000000000000000000000000"
+	if _, known := m.st.byID[string(id)]; known || len(id) == 0 {
+		return "000000000000000000000000"
+	}
+	return string(id)
 }
 
 // written is a text the model writes and what it holds.
