@@ -6,6 +6,7 @@ package heldout
 import (
 	"testing"
 
+	_ "github.com/chatrooms/conformance/suites/selftest" // see matrixrun's imports
 	"github.com/chatrooms/conformance/suites/selftest/matrixrun"
 )
 

@@ -5,6 +5,7 @@ package variants
 import (
 	"testing"
 
+	_ "github.com/chatrooms/conformance/suites/selftest" // see matrixrun's imports
 	"github.com/chatrooms/conformance/suites/selftest/matrixrun"
 )
 
