@@ -1,79 +1,37 @@
 package conformance
 
 import (
-	neturl "net/url"
 	"regexp"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
+
+	"github.com/chatrooms/conformance/suites/markup"
 )
 
-// element is a parsed HTML element of interest.
-type element struct {
-	tag, class, text string
-	attrs            map[string]string
-}
+type element = markup.Element
 
 // elements parses a message's html as a fragment, the way a browser would,
 // and returns every element with its class and text.
 func elements(fragment string) []element {
 	GinkgoHelper()
-	nodes, err := html.ParseFragment(strings.NewReader(fragment), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+	els, err := markup.Parse(fragment)
 	Expect(err).NotTo(HaveOccurred(), "html %q does not parse", fragment)
-	var out []element
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode {
-			el := element{tag: n.Data, attrs: map[string]string{}}
-			for _, a := range n.Attr {
-				el.attrs[a.Key] = a.Val
-				if a.Key == "class" {
-					el.class = a.Val
-				}
-			}
-			el.text = textOf(n)
-			out = append(out, el)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	for _, n := range nodes {
-		walk(n)
-	}
-	return out
+	return els
 }
 
 // textOfFragment is the text a browser would show for an html fragment.
 func textOfFragment(fragment string) string {
 	GinkgoHelper()
-	nodes, err := html.ParseFragment(strings.NewReader(fragment), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
+	text, err := markup.Text(fragment)
 	Expect(err).NotTo(HaveOccurred(), "html %q does not parse", fragment)
-	var b strings.Builder
-	for _, n := range nodes {
-		b.WriteString(textOf(n))
-	}
-	return b.String()
-}
-
-func textOf(n *html.Node) string {
-	if n.Type == html.TextNode {
-		return n.Data
-	}
-	var b strings.Builder
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		b.WriteString(textOf(c))
-	}
-	return b.String()
+	return text
 }
 
 func withClass(els []element, tag, class string) []element {
 	var out []element
 	for _, e := range els {
-		if e.tag == tag && strings.Contains(" "+e.class+" ", " "+class+" ") {
+		if e.HasClass(tag, class) {
 			out = append(out, e)
 		}
 	}
@@ -90,7 +48,7 @@ func renderingSpecs(d decl) {
 			e.verifies("RENDER-MENTION", func() {
 				var shown []string
 				for _, span := range withClass(elements(m.HTML), "span", "mention") {
-					shown = append(shown, span.text)
+					shown = append(shown, span.Text)
 				}
 				Expect(shown).To(ConsistOf("@"+e.Users[1].Username, "@"+e.Users[0].Username), "mention spans of a text with two mentions; html: %s", m.HTML)
 			})
@@ -108,7 +66,7 @@ func renderingSpecs(d decl) {
 			e.verifies("RENDER-ISSUE", func() {
 				spans := withClass(elements(m.HTML), "span", "issue")
 				Expect(spans).To(HaveLen(1), "html: %s", m.HTML)
-				Expect(spans[0].text).To(Equal("#4321"))
+				Expect(spans[0].Text).To(Equal("#4321"))
 			})
 			e.verifies("META-ISSUES", func() { Expect(m.Issues).To(ContainElement(IssueRef{Number: "4321"})) })
 		})
@@ -124,13 +82,13 @@ func renderingSpecs(d decl) {
 				// A server may normalise a URL (escape it, drop a default port):
 				// the link must lead to the same place, not be the same bytes.
 				for _, url := range urls {
-					Expect(anchors).To(ContainElement(WithTransform(func(a element) bool { return sameURL(a.attrs["href"], url) }, BeTrue())),
+					Expect(anchors).To(ContainElement(WithTransform(func(a element) bool { return markup.SameURL(a.Attrs["href"], url) }, BeTrue())),
 						"no link's href leads to %q; html: %s", url, m.HTML)
 				}
 			})
 			e.verifies("META-URLS", func() {
 				for _, url := range urls {
-					Expect(m.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return sameURL(u.URL, url) }, BeTrue())), "urls %v do not list %q", m.URLs, url)
+					Expect(m.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return markup.SameURL(u.URL, url) }, BeTrue())), "urls %v do not list %q", m.URLs, url)
 				}
 			})
 		})
@@ -165,7 +123,7 @@ func renderingSpecs(d decl) {
 				})
 				e.verifies("META-ISSUES", func() { Expect(got.Issues).To(ContainElement(IssueRef{Number: "808"}), "issues after the edit") })
 				e.verifies("META-URLS", func() {
-					Expect(got.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return sameURL(u.URL, url) }, BeTrue())), "urls after the edit")
+					Expect(got.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return markup.SameURL(u.URL, url) }, BeTrue())), "urls after the edit")
 				})
 			}
 			By("editing the mention, issue and link away again")
@@ -218,7 +176,7 @@ func renderingSpecs(d decl) {
 func escaped(m Message, texts ...string) {
 	GinkgoHelper()
 	for _, el := range elements(m.HTML) {
-		Expect(el.tag).NotTo(BeElementOf("script", "b", "i", "img", "iframe"), "html %q holds a <%s> element", m.HTML, el.tag)
+		Expect(el.Tag).NotTo(BeElementOf("script", "b", "i", "img", "iframe"), "html %q holds a <%s> element", m.HTML, el.Tag)
 	}
 	// Escaped characters read back as the text that was sent, whichever
 	// escape (&lt; or &#60;) the server chose.
@@ -243,22 +201,4 @@ func bareAmpersand(html string) string {
 		}
 	}
 	return ""
-}
-
-// sameURL reports whether two URLs lead to the same resource once parsed:
-// scheme and host case, percent-encoding and a default port aside.
-func sameURL(a, b string) bool {
-	ua, errA := neturl.Parse(a)
-	ub, errB := neturl.Parse(b)
-	if errA != nil || errB != nil {
-		return false
-	}
-	norm := func(u *neturl.URL) string {
-		host := strings.ToLower(u.Hostname())
-		if p := u.Port(); p != "" && !(p == "443" && strings.EqualFold(u.Scheme, "https") || p == "80" && strings.EqualFold(u.Scheme, "http")) {
-			host += ":" + p
-		}
-		return strings.ToLower(u.Scheme) + "://" + host + u.EscapedPath() + "?" + u.Query().Encode() + "#" + u.Fragment
-	}
-	return norm(ua) == norm(ub)
 }

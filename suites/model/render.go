@@ -7,82 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
-
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/markup"
 )
-
-// element is an element of a message's html: its tag, class, text and
-// attributes.
-type element struct {
-	tag, class, text string
-	attrs            map[string]string
-}
-
-// elements parses html as a fragment, as a browser would ("nil" when it
-// does not parse: the rendering is then the escaping rule's to judge).
-func elements(fragment string) []element {
-	nodes, err := html.ParseFragment(strings.NewReader(fragment), &html.Node{Type: html.ElementNode, Data: "div", DataAtom: atom.Div})
-	if err != nil {
-		return nil
-	}
-	var out []element
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode {
-			el := element{tag: n.Data, attrs: map[string]string{}}
-			for _, a := range n.Attr {
-				el.attrs[a.Key] = a.Val
-				if a.Key == "class" {
-					el.class = a.Val
-				}
-			}
-			el.text = textOf(n)
-			out = append(out, el)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	for _, n := range nodes {
-		walk(n)
-	}
-	return out
-}
-
-func textOf(n *html.Node) string {
-	if n.Type == html.TextNode {
-		return n.Data
-	}
-	var b strings.Builder
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		b.WriteString(textOf(c))
-	}
-	return b.String()
-}
-
-func hasClass(e element, tag, class string) bool {
-	return e.tag == tag && strings.Contains(" "+e.class+" ", " "+class+" ")
-}
-
-// sameURL reports whether two URLs lead to the same place (a server may
-// escape a URL or drop a default port).
-func sameURL(a, b string) bool {
-	ua, errA := url.Parse(a)
-	ub, errB := url.Parse(b)
-	if errA != nil || errB != nil {
-		return false
-	}
-	norm := func(u *url.URL) string {
-		host := strings.ToLower(u.Hostname())
-		if p := u.Port(); p != "" && !(p == "443" && strings.EqualFold(u.Scheme, "https") || p == "80" && strings.EqualFold(u.Scheme, "http")) {
-			host += ":" + p
-		}
-		return strings.ToLower(u.Scheme) + "://" + host + u.EscapedPath() + "?" + u.Query().Encode() + "#" + u.Fragment
-	}
-	return norm(ua) == norm(ub)
-}
 
 // judgeRendering holds a message's html and metadata to what its text, as
 // the model wrote it, holds: every mention wrapped in a mention span and
@@ -92,13 +19,13 @@ func sameURL(a, b string) bool {
 // of markdown renders alike.
 func (m *machine) judgeRendering(k *msg, w wireMsg, where string) {
 	if w.HTML != nil {
-		els := elements(*w.HTML)
+		els, _ := markup.Parse(*w.HTML) // html that does not parse is the escaping rule's to judge
 		for _, u := range k.mentions {
 			name := "@" + m.cfg.Users[u].Username
 			want := strings.Count(k.text, name+" ") + strings.Count(k.text+"\x00", name+"\x00")
 			got := 0
 			for _, e := range els {
-				if hasClass(e, "span", "mention") && e.text == name {
+				if e.HasClass("span", "mention") && e.Text == name {
 					got++
 				}
 			}
@@ -107,14 +34,14 @@ func (m *machine) judgeRendering(k *msg, w wireMsg, where string) {
 		for _, n := range k.issues {
 			found := false
 			for _, e := range els {
-				found = found || hasClass(e, "span", "issue") && e.text == "#"+n
+				found = found || e.HasClass("span", "issue") && e.Text == "#"+n
 			}
 			m.check("RENDER-ISSUE", found, "message %s (%s) refers to issue #%s, and its html has no issue span for it: %s", k.id, where, n, cut(*w.HTML, 400))
 		}
 		for _, l := range k.links {
 			found := false
 			for _, e := range els {
-				found = found || hasClass(e, "a", "link") && sameURL(e.attrs["href"], l)
+				found = found || e.HasClass("a", "link") && markup.SameURL(e.Attrs["href"], l)
 			}
 			m.check("RENDER-LINK", found, "message %s (%s) holds the link %s, and its html has no anchor of class link to it: %s", k.id, where, l, cut(*w.HTML, 400))
 		}
@@ -141,7 +68,7 @@ func (m *machine) judgeRendering(k *msg, w wireMsg, where string) {
 		for _, l := range k.links {
 			found := false
 			for _, x := range w.URLs {
-				found = found || sameURL(x.URL, l)
+				found = found || markup.SameURL(x.URL, l)
 			}
 			m.check("META-URLS", found, "message %s (%s) holds the link %s, and its urls %v do not list it", k.id, where, l, w.URLs)
 		}
