@@ -96,8 +96,7 @@ type machine struct {
 	applied map[string]bool
 	steps   []string // what ran, one line per operation
 	last    []*client.Exchange
-	sent    map[int][]string // ids each user sent
-	seq     int              // the how-manieth sequence of the run this is (replays count too)
+	seq     int // the how-manieth sequence of the run this is (replays count too)
 	// room is every message id of the write room the run has been shown,
 	// when first and to whom (shared by every sequence of the run).
 	room map[string]*shown
@@ -389,7 +388,6 @@ func (m *machine) send(o op) {
 		freshV: map[int]int{}, freshRead: map[int]bool{}, listed: map[int]bool{}}
 	m.judgeRendering(k, w, "the send answer")
 	m.st.add(k)
-	m.sent[u] = append(m.sent[u], w.ID)
 }
 
 func (m *machine) sendNoText(o op) {
@@ -415,7 +413,6 @@ func (m *machine) sendNoText(o op) {
 		now := m.now()
 		m.st.add(&msg{id: w.ID, text: text, from: u, v: 1, sent: w.sentTime(), read: map[int]time.Time{}, unknown: map[int]bool{}, acked: now, changed: now,
 			freshV: map[int]int{}, freshRead: map[int]bool{}, listed: map[int]bool{}})
-		m.sent[u] = append(m.sent[u], w.ID)
 		return
 	}
 	// Refused: nothing may have been stored, so the room's newest message

@@ -161,7 +161,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	runs, room := 0, map[string]*shown{}
 	exec := func(ops []op) (*machine, any) {
 		runs++
-		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, sent: map[int][]string{}, seq: runs, room: room, marked: map[int]bool{}}
+		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, marked: map[int]bool{}}
 		end := m.exec(ops)
 		rep.Requests += m.reqs
 		rep.Operations += len(m.steps)
@@ -235,7 +235,7 @@ func shrink(ctx context.Context, cfg *Config, ops []op, m *machine, v violation,
 	// A failure that does not come back when its sequence is replayed (one
 	// answer in N) is reported as drawn: shrinking it would replay in vain.
 	if _, end := exec(ops); !sameViolation(end, v) {
-		f := finding(ops, m, v)
+		f := finding(m, v)
 		f.Intermittent = true
 		return f
 	}
@@ -252,7 +252,7 @@ func shrink(ctx context.Context, cfg *Config, ops []op, m *machine, v violation,
 				continue
 			}
 			if _, ok := end.(aborted); ok || ctx.Err() != nil {
-				return finding(best, bestM, bestV)
+				return finding(bestM, bestV)
 			}
 			start += chunk
 		}
@@ -260,7 +260,7 @@ func shrink(ctx context.Context, cfg *Config, ops []op, m *machine, v violation,
 			chunk /= 2
 		}
 	}
-	return finding(best, bestM, bestV)
+	return finding(bestM, bestV)
 }
 
 func sameViolation(end any, v violation) bool {
@@ -268,10 +268,9 @@ func sameViolation(end any, v violation) bool {
 	return ok && tv.req == v.req
 }
 
-func finding(ops []op, m *machine, v violation) *Finding {
+func finding(m *machine, v violation) *Finding {
 	steps := make([]string, 0, len(m.steps))
 	steps = append(steps, m.steps...)
-	_ = ops
 	return &Finding{Requirement: v.req, Statement: v.text, Steps: steps, Exchanges: m.last}
 }
 
