@@ -30,6 +30,7 @@ type outcome struct {
 	good   bool // success responses carry the charset-qualified JSON type
 	allow  string
 	ctype  string // set only by planted defects: overrides the success label
+	twice  bool   // defect edit-body-twice-flaky: the body is written twice
 }
 
 func ok(status int, body any) outcome { return outcome{status: status, body: body, good: true} }
@@ -51,6 +52,7 @@ type call struct {
 	body  []byte
 	ctype string
 	now   time.Time
+	vSeen int // defect edit-v-lost-update: the v read before the lock, else -1
 }
 
 type handler func(*call) outcome
@@ -109,6 +111,9 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		out = complain(http.StatusInternalServerError, "could not encode response")
 		payload, _ = json.Marshal(out.body)
 	}
+	if out.twice {
+		payload = append(payload, payload...) // a retried write after a short one
+	}
 	if g.w.is("json-cut-16k") && len(payload) > 16<<10 {
 		payload = payload[:16<<10] // a fixed-size write buffer
 	}
@@ -117,6 +122,8 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		h.Set("Content-Type", out.ctype)
 	} else if out.good && g.w.is("ctype-no-charset-writes") && (req.Method == http.MethodPost || req.Method == http.MethodPut) {
 		h.Set("Content-Type", "application/json")
+	} else if out.good && g.w.is("ctype-jsonp-query-token") && req.Header.Get("Authorization") == "" && req.URL.Query().Get("access_token") != "" {
+		h.Set("Content-Type", "application/javascript; charset=utf-8") // the old JSONP path
 	} else if out.good {
 		h.Set("Content-Type", "application/json; charset=utf-8")
 	} else {
@@ -147,6 +154,17 @@ func (g *gateway) handle(req *http.Request) outcome {
 		}
 	}
 	w := g.w
+	vSeen := -1
+	if w.is("edit-v-lost-update") && req.Method == http.MethodPut {
+		// The version is read ahead, outside the critical section.
+		segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+		w.mu.Lock()
+		if m := w.msgByID[segs[len(segs)-1]]; m != nil {
+			vSeen = m.v
+		}
+		w.mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 
@@ -179,6 +197,7 @@ func (g *gateway) handle(req *http.Request) outcome {
 			body:  body,
 			ctype: req.Header.Get("Content-Type"),
 			now:   time.Now().UTC().Truncate(time.Millisecond),
+			vSeen: vSeen,
 		})
 		if out.good && w.every("ctype-flaky", 9) {
 			out.ctype = "text/plain; charset=utf-8"
@@ -210,6 +229,15 @@ func (w *world) identify(req *http.Request) *member {
 		if w.is("auth-anonymous-first-user") {
 			me = w.people[0]
 		}
+		if w.is("auth-anonymous-reads-messages") && req.Method == http.MethodGet {
+			// Room messages were meant to be public: read them as the room's first member.
+			segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+			if len(segs) >= 4 && segs[0] == "v1" && segs[1] == "rooms" && segs[3] == "chatMessages" {
+				if r := w.roomByID[segs[2]]; r != nil {
+					me = r.members[0]
+				}
+			}
+		}
 	}
 	return me
 }
@@ -221,7 +249,8 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 		tok := q.Get("access_token")
 		return w.tokenOwner(tok), tok != ""
 	}
-	if h := req.Header.Get("Authorization"); h != "" {
+	writes := req.Method == http.MethodPost || req.Method == http.MethodPut
+	if h := req.Header.Get("Authorization"); h != "" && !(writes && w.is("auth-bearer-writes-refused")) {
 		scheme, tok, found := strings.Cut(strings.TrimSpace(h), " ")
 		if !found || !strings.EqualFold(scheme, "Bearer") {
 			return nil, true
@@ -234,7 +263,16 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 	if w.is("auth-query-get-only") && req.Method != http.MethodGet {
 		return nil, false
 	}
-	if tok := q.Get("access_token"); tok != "" {
+	tok := q.Get("access_token")
+	if w.is("auth-query-token-rawquery") {
+		// Read straight off the raw query: right only when it is the sole parameter.
+		rest, found := strings.CutPrefix(req.URL.RawQuery, "access_token=")
+		tok = ""
+		if found {
+			tok = rest
+		}
+	}
+	if tok != "" {
 		return w.tokenOwner(tok), true
 	}
 	return nil, false
@@ -243,6 +281,13 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 func (w *world) tokenOwner(tok string) *member {
 	if p := w.byToken[tok]; p != nil {
 		return p
+	}
+	if w.is("auth-token-case-insensitive") {
+		for _, p := range w.people {
+			if strings.EqualFold(p.token, tok) {
+				return p
+			}
+		}
 	}
 	if w.is("auth-token-prefix") && len(tok) >= 20 {
 		for _, p := range w.people {
@@ -307,12 +352,14 @@ func textField(obj map[string]json.RawMessage) (string, outcome, bool) {
 // ---- read-state helpers ----
 
 // touch records that u accessed r now.
-func (c *call) touch(r *room) {
+func (c *call) touch(r *room) { c.touchAs(r, c.me) }
+
+func (c *call) touchAs(r *room, u *member) {
 	if c.w.is("room-lastaccess-offset") {
-		r.lastAccess[c.me] = c.now.In(time.FixedZone("CEST", 2*3600))
+		r.lastAccess[u] = c.now.In(time.FixedZone("CEST", 2*3600))
 		return
 	}
-	r.lastAccess[c.me] = c.now
+	r.lastAccess[u] = c.now
 }
 
 func (w *world) unreadFor(m *msg, u *member) bool {
@@ -412,6 +459,9 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 		if w.is("room-dm-uri") {
 			out.URI = peer.username
 		}
+		if w.is("dm-peer-url-display") {
+			out.User.URL = "/" + strings.ToLower(strings.ReplaceAll(peer.display, " ", ""))
+		}
 	} else {
 		out.Name = r.uri
 		out.URI = r.uri
@@ -440,7 +490,7 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 	for _, m := range r.msgs {
 		if w.unreadFor(m, u) {
 			out.UnreadItems++
-			if mentionsOf(m, u) {
+			if mentionsOf(m, u) || w.is("room-mentions-count-any") && len(m.r.mentions) > 0 {
 				out.Mentions++
 			}
 		}
@@ -471,7 +521,7 @@ type urlJSON struct {
 }
 type mentionJSON struct {
 	ScreenName string `json:"screenName"`
-	UserID     string `json:"userId"`
+	UserID     string `json:"userId,omitempty"` // never empty but for defect meta-mention-userid-flaky
 }
 type issueJSON struct {
 	Number any `json:"number"` // a string, but for defect meta-issues-int
@@ -518,6 +568,16 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 	if w.is("unread-flag-first-member") {
 		out.Unread = w.unreadFor(m, m.room.members[0])
 	}
+	if w.is("unread-flag-cached") {
+		if w.flagCache[m] == nil {
+			w.flagCache[m] = map[*member]bool{}
+		}
+		if got, hit := w.flagCache[m][u]; hit {
+			out.Unread = got
+		} else {
+			w.flagCache[m][u] = out.Unread
+		}
+	}
 	if w.every("gv-flaky", 10) {
 		out.GV = strconv.Itoa(m.from.v)
 	}
@@ -542,6 +602,9 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 		if w.is("mention-screenname-as-typed") {
 			e.ScreenName = m.r.typed[i]
 		}
+		if w.every("meta-mention-userid-flaky", 9) {
+			e.UserID = ""
+		}
 		out.Mentions = append(out.Mentions, e)
 	}
 	for _, n := range m.r.issues {
@@ -565,6 +628,10 @@ func showMe(c *call) outcome {
 		return ok(http.StatusOK, []*userJSON{c.w.meCache})
 	}
 	u := userView(c.me, false)
+	if c.w.is("me-list-accumulates") {
+		c.w.meList = append(c.w.meList, u) // a buffer kept between calls
+		return ok(http.StatusOK, c.w.meList)
+	}
 	if c.w.is("me-url-no-slash") {
 		u.URL = c.me.username
 	}
@@ -587,6 +654,9 @@ func listRooms(c *call) outcome {
 		if c.w.is("rooms-drop-slashed") && strings.Contains(r.uri, "/") {
 			continue // meant to leave channels out
 		}
+		if c.w.is("rooms-lurk-dropped") && r.lurk[c.me] {
+			continue // lurked rooms were taken for muted ones
+		}
 		if r.has(c.me) && !r.hidden[c.me] {
 			mine = append(mine, r)
 		}
@@ -597,7 +667,11 @@ func listRooms(c *call) outcome {
 	})
 	out := make([]roomJSON, 0, len(mine))
 	for _, r := range mine {
-		out = append(out, c.w.roomView(r, c.me))
+		v := c.w.roomView(r, c.me)
+		if c.w.is("channel-security-rooms-list") {
+			v.Security = "" // only the channels handler was meant to fill it
+		}
+		out = append(out, v)
 	}
 	return ok(http.StatusOK, out)
 }
@@ -619,6 +693,20 @@ func hideRoom(c *call) outcome {
 	case c.w.is("hide-dm-peer") && r.kind == kindOneToOne:
 		r.hidden[r.peer(c.me)] = true
 	case c.w.is("hide-second-ignored") && c.w.hidAny[c.me] && !r.hidden[c.me]:
+	case c.w.is("hide-next-room"):
+		var visible []*room
+		at := 0
+		for _, x := range c.w.rooms {
+			if x.has(c.me) && !x.hidden[c.me] {
+				if x == r {
+					at = len(visible)
+				}
+				visible = append(visible, x)
+			}
+		}
+		if len(visible) > 0 {
+			visible[(at+1)%len(visible)].hidden[c.me] = true // index advanced once too often
+		}
 	default:
 		r.hidden[c.me] = true
 		c.w.hidAny[c.me] = true
@@ -640,10 +728,21 @@ func (w *world) unreadView(r *room, u *member) unreadJSON {
 	if w.is("unread-newest-dropped") && len(msgs) > 0 {
 		msgs = msgs[:len(msgs)-1]
 	}
+	if w.is("unread-scans-newest-page") && len(msgs) > defaultLimit {
+		msgs = msgs[len(msgs)-defaultLimit:] // one default page of the newest
+	}
 	for _, m := range msgs {
 		mentioned := mentionsOf(m, u)
 		if w.is("unread-mention-first-only") {
 			mentioned = len(m.r.mentions) > 0 && m.r.mentions[0] == u
+		}
+		if w.is("unread-mention-case") && mentioned {
+			mentioned = false
+			for i, p := range m.r.mentions {
+				if p == u && m.r.typed[i] == u.username {
+					mentioned = true
+				}
+			}
 		}
 		if w.is("mark-read-mention-sticky") && mentioned && m.from != u && m.room.has(u) {
 			out.Mention = append(out.Mention, m.id)
@@ -711,6 +810,9 @@ func markRead(c *call) outcome {
 		if m == nil || m.room != r {
 			continue // ids outside this room are quietly ignored
 		}
+		if c.w.is("mark-read-stops-at-read") && !c.w.unreadFor(m, c.me) {
+			break // meant to stop at the end of the unread run
+		}
 		touched = true
 		c.w.markOne(m, c.me)
 	}
@@ -724,7 +826,7 @@ func markRead(c *call) outcome {
 }
 
 type orgJSON struct {
-	ID        int       `json:"id"`
+	ID        any       `json:"id"` // an int, but for defect org-id-string
 	Name      string    `json:"name"`
 	AvatarURL string    `json:"avatar_url"`
 	Room      *roomJSON `json:"room,omitempty"`
@@ -742,6 +844,9 @@ func listOrgs(c *call) outcome {
 			continue
 		}
 		e := orgJSON{ID: g.id, Name: g.name, AvatarURL: "https://avatars.chat.test/o/" + url.PathEscape(g.name) + ".png"}
+		if c.w.is("org-id-string") {
+			e.ID = strconv.Itoa(g.id)
+		}
 		if relative {
 			e.AvatarURL = "/o/" + url.PathEscape(g.name) + ".png"
 		}
@@ -765,7 +870,7 @@ type repoJSON struct {
 	ID      int       `json:"id"`
 	Name    string    `json:"name"`
 	URI     string    `json:"uri"`
-	Private bool      `json:"private"`
+	Private any       `json:"private,omitempty"` // a bool; nil only for defect repo-private-omitempty
 	Room    *roomJSON `json:"room,omitempty"`
 }
 
@@ -778,6 +883,7 @@ func listRepos(c *call) outcome {
 	}
 	out := []repoJSON{}
 	borrow := c.w.every("repo-room-flaky", 7)
+	withhold := c.me.grantState == grantYes && c.w.every("repo-grant-flaky", 5)
 	for _, p := range c.w.repos {
 		if !contains(p.people, c.me) {
 			continue
@@ -788,7 +894,13 @@ func listRepos(c *call) outcome {
 		if p.private && p.room == nil && c.w.is("repo-private-roomless-hidden") {
 			continue
 		}
+		if p.private && withhold {
+			continue // the grant was read from an expired cache entry
+		}
 		e := repoJSON{ID: p.id, Name: p.name, URI: p.uri, Private: p.private}
+		if !p.private && c.w.is("repo-private-omitempty") {
+			e.Private = nil
+		}
 		if p.room != nil {
 			v := c.w.roomView(p.room, c.me)
 			e.Room = &v
@@ -868,7 +980,7 @@ func listMessages(c *call) outcome {
 		limit = maxLimit - 1
 	}
 	skip, fine := intParam(c.query, "skip", 0)
-	if !fine || skip < 0 || skip > maxSkip {
+	if !fine || skip < 0 || skip > maxSkip || skip == maxSkip && c.w.is("skip-5000-refused") {
 		return complain(http.StatusUnprocessableEntity, "skip must be an integer from 0 to 5000")
 	}
 	if skip > 0 && c.w.is("skip-off-by-one") {
@@ -905,8 +1017,14 @@ func listMessages(c *call) outcome {
 		}
 		sort.Slice(source, func(i, j int) bool { return source[i].seq < source[j].seq })
 	}
+	if len(terms) > 0 && c.w.is("search-filters-page") {
+		source = source[max(0, len(source)-limit):] // the page is cut before it is filtered
+	}
 	pool := make([]*msg, 0, len(source))
 	for _, m := range source {
+		if len(terms) > 0 && m.status && c.w.is("search-status-excluded") {
+			continue
+		}
 		low := strings.ToLower(m.indexed)
 		if c.w.is("search-lowercase-query-only") {
 			low = m.indexed
@@ -931,6 +1049,9 @@ func listMessages(c *call) outcome {
 			pos = len(pool) - 1 - pos // counted from the newest end
 		}
 		start := pos - limit/2
+		if c.w.is("around-limit-one-neighbour") {
+			start = pos - (limit+1)/2
+		}
 		if start < 0 {
 			start = 0
 		}
@@ -954,7 +1075,7 @@ func listMessages(c *call) outcome {
 		}
 	} else {
 		lo, hi := 0, len(pool)
-		if after != nil {
+		if after != nil && !(before != nil && c.w.is("after-ignored-with-before")) {
 			lo = sort.Search(len(pool), func(i int) bool { return pool[i].seq > after.seq })
 			if c.w.is("after-inclusive") {
 				lo = sort.Search(len(pool), func(i int) bool { return pool[i].seq >= after.seq })
@@ -966,11 +1087,17 @@ func listMessages(c *call) outcome {
 				bound++
 			}
 			hi = sort.Search(len(pool), func(i int) bool { return pool[i].seq >= bound })
+			if c.w.is("before-by-sent-time") {
+				hi = sort.Search(len(pool), func(i int) bool { return !pool[i].sent.Before(before.sent) })
+			}
 			if c.w.is("before-skips-neighbour") && hi > 0 {
 				hi--
 			}
 			if c.w.is("skip-ignored-with-before") {
 				skip = 0
+			}
+			if c.w.is("skip-counts-anchor") && skip > 0 {
+				skip-- // the anchor is counted as the first skipped message
 			}
 		}
 		if hi < lo {
@@ -999,6 +1126,9 @@ func listMessages(c *call) outcome {
 	}
 	c.w.rng.Shuffle(len(page), func(i, j int) { page[i], page[j] = page[j], page[i] })
 	out := make([]messageJSON, 0, len(page))
+	if c.w.is("list-empty-null") {
+		out = nil
+	}
 	for _, m := range page {
 		out = append(out, c.w.messageView(m, c.me))
 	}
@@ -1011,13 +1141,16 @@ func showMessage(c *call) outcome {
 		return nothing()
 	}
 	m := c.w.msgByID[c.args[1]]
-	if m == nil || m.room != r {
+	if m == nil || m.room != r && !c.w.is("get-one-any-room") {
 		return nothing()
 	}
 	if c.w.is("get-one-oldest-missing") && r.msgs[0] == m {
 		return nothing()
 	}
 	out := c.w.messageView(m, c.me)
+	if c.w.is("get-one-marks-read") {
+		c.w.markOne(m, c.me)
+	}
 	if c.w.is("get-one-fromuser-caller") {
 		out.FromUser = userView(c.me, true)
 	}
@@ -1058,12 +1191,18 @@ func sendMessage(c *call) outcome {
 	if c.w.is("send-text-trimmed") {
 		text = strings.TrimSpace(text)
 	}
+	if c.w.is("send-status-needs-me") && !strings.HasPrefix(text, "/me") {
+		status = false
+	}
 	at := c.now
 	if n := len(r.msgs); n > 0 && r.msgs[n-1].sent.After(at) {
 		at = r.msgs[n-1].sent // never let sending order and time disagree
 	}
 	m := c.w.seedMessage(r, c.me, text, at)
 	m.status = status
+	if c.w.is("send-editedat-sent") {
+		m.edited = m.sent
+	}
 	if c.w.is("send-status-sticky") {
 		r.statusMode = r.statusMode || status
 		m.status = r.statusMode
@@ -1075,12 +1214,20 @@ func sendMessage(c *call) outcome {
 		r.msgs = r.msgs[:len(r.msgs)-1]
 		delete(c.w.msgByID, m.id)
 	}
-	c.touch(r)
+	if c.w.is("send-touch-first-member") {
+		c.touchAs(r, r.members[0])
+	} else {
+		c.touch(r)
+	}
 	code := http.StatusOK
 	if c.w.is("send-201") {
 		code = http.StatusCreated
 	}
-	return ok(code, c.w.messageView(m, c.me))
+	view := c.w.messageView(m, c.me)
+	if c.w.every("send-unread-flaky", 4) {
+		view.Unread = true
+	}
+	return ok(code, view)
 }
 
 func editMessage(c *call) outcome {
@@ -1113,13 +1260,23 @@ func editMessage(c *call) outcome {
 	if !c.w.is("search-stale-after-edit") {
 		m.indexed = text
 	}
-	m.r = c.w.render(text, true)
+	fresh := c.w.render(text, true, m.from)
+	if c.w.is("edit-meta-stale") {
+		fresh.urls, fresh.mentions, fresh.typed, fresh.issues = m.r.urls, m.r.mentions, m.r.typed, m.r.issues
+	}
+	m.r = fresh
 	m.edited = c.now
+	if c.w.is("edit-moves-sent") {
+		m.sent = c.now
+	}
 	if m.edited.Before(m.sent) {
 		m.edited = m.sent
 	}
 	if !c.w.is("edit-no-bump") {
 		m.v++
+		if c.vSeen >= 0 {
+			m.v = c.vSeen + 1 // written from the version read before the lock
+		}
 		if m.v > 2 && c.w.is("edit-v-double-second") {
 			m.v++
 		}
@@ -1131,5 +1288,7 @@ func editMessage(c *call) outcome {
 	if c.w.every("edit-old-text-flaky", 6) {
 		out.Text = old
 	}
-	return ok(http.StatusOK, out)
+	o = ok(http.StatusOK, out)
+	o.twice = c.w.every("edit-body-twice-flaky", 5)
+	return o
 }

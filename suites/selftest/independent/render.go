@@ -26,6 +26,10 @@ type renderFlags struct {
 	issueEndPlain      bool
 	linkQueryPlain     bool
 	urlsFirstOnly      bool
+	// second held-out set
+	linkAfterFirstPlain bool    // render-link-second-plain
+	rawAfterLink        bool    // render-escape-after-link
+	plainMentionOf      *member // render-mention-self: the sender
 }
 
 func isWordByte(b byte) bool {
@@ -45,6 +49,7 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 	seenURL := map[string]bool{}
 	seenUser := map[*member]bool{}
 	seenIssue := map[string]bool{}
+	links := 0
 
 	plain := func(s string) {
 		if escape {
@@ -70,10 +75,14 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 				continue
 			}
 			plain(text[cursor:start])
-			if f.linkQueryPlain && strings.Contains(link, "?") {
+			if f.linkQueryPlain && strings.Contains(link, "?") || f.linkAfterFirstPlain && links > 0 {
 				plain(link)
 			} else {
 				out.WriteString(`<a href="` + html.EscapeString(link) + `" rel="nofollow noopener noreferrer" target="_blank" class="link">` + html.EscapeString(link) + `</a>`)
+			}
+			links++
+			if f.rawAfterLink {
+				escape = false // the flag is reused for the anchor text and never restored
 			}
 			if !seenURL[link] && !(f.urlsFirstOnly && len(res.urls) > 0) {
 				seenURL[link] = true
@@ -89,7 +98,7 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 				continue
 			}
 			plain(text[cursor:start])
-			if f.mentionRepeatPlain && seenUser[who] {
+			if f.mentionRepeatPlain && seenUser[who] || f.plainMentionOf != nil && who == f.plainMentionOf {
 				plain(text[start:end])
 			} else {
 				out.WriteString(`<span data-screen-name="` + html.EscapeString(who.username) + `" class="mention">` + html.EscapeString(text[start:end]) + `</span>`)

@@ -125,6 +125,8 @@ type world struct {
 	hidAny     map[*member]bool
 	sessions   map[string]*member
 	lastUser   *member
+	meList     []*userJSON               // defect me-list-accumulates
+	flagCache  map[*msg]map[*member]bool // defect unread-flag-cached
 }
 
 func (w *world) is(defect string) bool { return w.defect == defect }
@@ -140,14 +142,20 @@ func (w *world) every(defect string, n int) bool {
 }
 
 // render derives html and metadata of a text, with any planted rendering defect.
-func (w *world) render(text string, edit bool) rendered {
-	return renderWith(text, w.lookupName, renderFlags{
-		escape:             !w.is("html-unescaped") && !(edit && w.is("render-escape-edit")),
-		mentionRepeatPlain: w.is("render-mention-repeat"),
-		issueEndPlain:      w.is("render-issue-at-end"),
-		linkQueryPlain:     w.is("render-link-query"),
-		urlsFirstOnly:      w.is("meta-urls-first-only"),
-	})
+func (w *world) render(text string, edit bool, from *member) rendered {
+	f := renderFlags{
+		escape:              !w.is("html-unescaped") && !(edit && w.is("render-escape-edit")),
+		mentionRepeatPlain:  w.is("render-mention-repeat"),
+		issueEndPlain:       w.is("render-issue-at-end"),
+		linkQueryPlain:      w.is("render-link-query"),
+		urlsFirstOnly:       w.is("meta-urls-first-only"),
+		linkAfterFirstPlain: w.is("render-link-second-plain"),
+		rawAfterLink:        w.is("render-escape-after-link"),
+	}
+	if w.is("render-mention-self") {
+		f.plainMentionOf = from
+	}
+	return renderWith(text, w.lookupName, f)
 }
 
 func (w *world) lookupName(name string) *member {
@@ -240,6 +248,7 @@ func buildWorld(seed uint64, defect string, now time.Time) (*world, error) {
 		countCache: map[*room]map[*member][2]int{},
 		hidAny:     map[*member]bool{},
 		sessions:   map[string]*member{},
+		flagCache:  map[*msg]map[*member]bool{},
 	}
 	suffix := ""
 	if seed != 0 {
@@ -411,7 +420,7 @@ func (w *world) seedMessage(r *room, from *member, text string, at time.Time) *m
 		readers: map[*member]bool{},
 		indexed: text,
 	}
-	m.r = w.render(text, false)
+	m.r = w.render(text, false, from)
 	r.msgs = append(r.msgs, m)
 	w.msgByID[m.id] = m
 	return m
