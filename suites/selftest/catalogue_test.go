@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/chatrooms/conformance/suites/selftest"
+	"github.com/chatrooms/conformance/suites/selftest/independent"
 )
 
 // fileOfPrefix reads the table of the package comment (doc.go) that maps
@@ -165,6 +166,32 @@ func TestEveryFaultAndVariantHasAnOrigin(t *testing.T) {
 	for _, v := range selftest.Variants() {
 		if !slices.Contains(known, v.Origin) {
 			t.Errorf("variant %s: origin %q is not one of %v", v.Name, v.Origin, known)
+		}
+	}
+}
+
+// TestEveryHeldOutDefectIsAFault checks that each defect of the two
+// held-out sets of the independent implementation is declared as a fault
+// of its origin exactly once, under the requirement its author named.
+func TestEveryHeldOutDefectIsAFault(t *testing.T) {
+	sets := []struct {
+		origin selftest.Origin
+		list   []independent.HeldOutDefect
+	}{{selftest.HeldOut, independent.HeldOut()}, {selftest.HeldOut2, independent.HeldOut2()}}
+	for _, set := range sets {
+		declared := map[string]int{} // requirement and what, as declared
+		for _, f := range selftest.Faults() {
+			if f.Origin == set.origin {
+				declared[f.Req+" "+f.What[strings.Index(f.What, ": ")+2:]]++
+			}
+		}
+		for _, d := range set.list {
+			if n := declared[d.Requirement+" "+d.What]; n != 1 {
+				t.Errorf("%s: defect %s (%s) is declared as %d fault(s), want 1", set.origin, d.Name, d.Requirement, n)
+			}
+		}
+		if total := len(declared); total != len(set.list) {
+			t.Errorf("%s: %d faults, %d defects", set.origin, total, len(set.list))
 		}
 	}
 }

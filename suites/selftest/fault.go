@@ -93,11 +93,15 @@ const (
 	// self-test, written before the model (see independent.HeldOut); no
 	// check was written to catch one of them in particular.
 	HeldOut Origin = "held-out"
+	// HeldOut2 is a second set of defects planted in the independent
+	// implementation blind (see independent.HeldOut2), written after the
+	// model's first round and measured before its second.
+	HeldOut2 Origin = "held-out-2"
 )
 
 // Origins lists the origins in the order they were written.
 func Origins() []Origin {
-	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut}
+	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut, HeldOut2}
 }
 
 // Fault is a planted defect: a decorator around the unmodified reference
@@ -162,7 +166,8 @@ func Faults() []Fault {
 		messageFaults(), renderingFaults(), paginationFaults(), searchFaults(), generatedFaults(),
 		modelMessageFaults(), modelPaginationFaults(), modelUnreadFaults(), modelRoomFaults(),
 		heldOutTransportFaults(), heldOutUserFaults(), heldOutRoomsFaults(), heldOutUnreadFaults(), heldOutMessagesFaults(),
-		heldOutRenderingFaults(), heldOutPaginationFaults(), heldOutSearchFaults())
+		heldOutRenderingFaults(), heldOutPaginationFaults(), heldOutSearchFaults(),
+		heldOut2MessagesFaults(), heldOut2PaginationFaults(), heldOut2RenderingFaults(), heldOut2RoomsFaults(), heldOut2SearchFaults(), heldOut2TransportFaults(), heldOut2UnreadFaults(), heldOut2UserFaults())
 	for i := range all {
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])

@@ -716,3 +716,15 @@ func heldOutPaginationFaults() []Fault {
 		HeldOut.fault("PAGE-SKIP/wrong-subject#4", heldOutWhat("skip-off-by-one")).inIndependent("skip-off-by-one"),
 	}
 }
+
+// heldOut2PaginationFaults are the defects of the second held-out set (independent.HeldOut2)
+// whose requirements belong to this file.
+func heldOut2PaginationFaults() []Fault {
+	return []Fault{
+		HeldOut2.fault("LIMIT-SKIP-5000/shape", heldOut2What("skip-5000-refused")).inIndependent("skip-5000-refused"),
+		HeldOut2.fault("PAGE-AFTERID/ignores-input#4", heldOut2What("after-ignored-with-before")).inIndependent("after-ignored-with-before"),
+		HeldOut2.fault("PAGE-AROUNDID/wrong-subject#5", heldOut2What("around-limit-one-neighbour")).inIndependent("around-limit-one-neighbour"),
+		HeldOut2.fault("PAGE-BEFOREID-WALK/ignores-input#4", heldOut2What("before-by-sent-time")).inIndependent("before-by-sent-time"),
+		HeldOut2.fault("PAGE-SKIP/ignores-input#4", heldOut2What("skip-counts-anchor")).inIndependent("skip-counts-anchor"),
+	}
+}

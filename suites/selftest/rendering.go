@@ -305,3 +305,15 @@ func heldOutRenderingFaults() []Fault {
 		HeldOut.fault("RENDER-MENTION/shape#5", heldOutWhat("render-mention-repeat")).inIndependent("render-mention-repeat"),
 	}
 }
+
+// heldOut2RenderingFaults are the defects of the second held-out set (independent.HeldOut2)
+// whose requirements belong to this file.
+func heldOut2RenderingFaults() []Fault {
+	return []Fault{
+		HeldOut2.fault("META-MENTIONS/intermittent", heldOut2What("meta-mention-userid-flaky")).inIndependent("meta-mention-userid-flaky"),
+		HeldOut2.fault("META-URLS/stale-derived#2", heldOut2What("edit-meta-stale")).inIndependent("edit-meta-stale"),
+		HeldOut2.fault("RENDER-ESCAPE/shape#8", heldOut2What("render-escape-after-link")).inIndependent("render-escape-after-link"),
+		HeldOut2.fault("RENDER-LINK/shape#7", heldOut2What("render-link-second-plain")).inIndependent("render-link-second-plain"),
+		HeldOut2.fault("RENDER-MENTION/wrong-subject", heldOut2What("render-mention-self")).inIndependent("render-mention-self"),
+	}
+}

@@ -697,3 +697,17 @@ func modelRoomFaults() []Fault {
 			})),
 	}
 }
+
+// heldOut2RoomsFaults are the defects of the second held-out set (independent.HeldOut2)
+// whose requirements belong to this file.
+func heldOut2RoomsFaults() []Fault {
+	return []Fault{
+		HeldOut2.fault("CHANNEL-SECURITY/shape#5", heldOut2What("channel-security-rooms-list")).inIndependent("channel-security-rooms-list"),
+		HeldOut2.fault("ORG-LIST/shape#4", heldOut2What("org-id-string")).inIndependent("org-id-string"),
+		HeldOut2.fault("REPO-LIST/shape#4", heldOut2What("repo-private-omitempty")).inIndependent("repo-private-omitempty"),
+		HeldOut2.fault("REPO-PRIVATE-GRANTED/intermittent#2", heldOut2What("repo-grant-flaky")).inIndependent("repo-grant-flaky"),
+		HeldOut2.fault("ROOM-HIDE/wrong-subject#4", heldOut2What("hide-next-room")).inIndependent("hide-next-room"),
+		HeldOut2.fault("ROOM-KINDS/wrong-subject#6", heldOut2What("rooms-lurk-dropped")).inIndependent("rooms-lurk-dropped"),
+		HeldOut2.fault("ROOM-LAST-ACCESS/wrong-subject", heldOut2What("send-touch-first-member")).inIndependent("send-touch-first-member"),
+	}
+}

@@ -252,3 +252,12 @@ func heldOutSearchFaults() []Fault {
 		HeldOut.fault("SEARCH-Q/stale-derived#3", heldOutWhat("search-stale-after-edit")).inIndependent("search-stale-after-edit"),
 	}
 }
+
+// heldOut2SearchFaults are the defects of the second held-out set (independent.HeldOut2)
+// whose requirements belong to this file.
+func heldOut2SearchFaults() []Fault {
+	return []Fault{
+		HeldOut2.fault("SEARCH-Q/ignores-input#4", heldOut2What("search-filters-page")).inIndependent("search-filters-page"),
+		HeldOut2.fault("SEARCH-Q/ignores-input#5", heldOut2What("search-status-excluded")).inIndependent("search-status-excluded"),
+	}
+}

@@ -485,3 +485,17 @@ func heldOutTransportFaults() []Fault {
 		HeldOut.fault("HTTP-GET-SAFE/collateral#9", heldOutWhat("unread-get-clears")).inIndependent("unread-get-clears"),
 	}
 }
+
+// heldOut2TransportFaults are the defects of the second held-out set (independent.HeldOut2)
+// whose requirements belong to this file.
+func heldOut2TransportFaults() []Fault {
+	return []Fault{
+		HeldOut2.fault("AUTH-BEARER/ignores-input#3", heldOut2What("auth-bearer-writes-refused")).inIndependent("auth-bearer-writes-refused"),
+		HeldOut2.fault("AUTH-QUERY-TOKEN/ignores-input#5", heldOut2What("auth-query-token-rawquery")).inIndependent("auth-query-token-rawquery"),
+		HeldOut2.fault("AUTH-REQUIRED/too-wide#3", heldOut2What("auth-anonymous-reads-messages")).inIndependent("auth-anonymous-reads-messages"),
+		HeldOut2.fault("AUTH-UNKNOWN-TOKEN/too-wide#2", heldOut2What("auth-token-case-insensitive")).inIndependent("auth-token-case-insensitive"),
+		HeldOut2.fault("HTTP-GET-SAFE/collateral#10", heldOut2What("get-one-marks-read")).inIndependent("get-one-marks-read"),
+		HeldOut2.fault("HTTP-JSON-BODY/intermittent#2", heldOut2What("edit-body-twice-flaky")).inIndependent("edit-body-twice-flaky"),
+		HeldOut2.fault("HTTP-JSON-CONTENT-TYPE/shape#6", heldOut2What("ctype-jsonp-query-token")).inIndependent("ctype-jsonp-query-token"),
+	}
+}

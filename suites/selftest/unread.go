@@ -663,3 +663,15 @@ func heldOutUnreadFaults() []Fault {
 		HeldOut.fault("UNREAD-SHAPE/shape#5", heldOutWhat("unread-null-arrays")).inIndependent("unread-null-arrays"),
 	}
 }
+
+// heldOut2UnreadFaults are the defects of the second held-out set (independent.HeldOut2)
+// whose requirements belong to this file.
+func heldOut2UnreadFaults() []Fault {
+	return []Fault{
+		HeldOut2.fault("UNREAD-CHAT/ignores-input", heldOut2What("unread-scans-newest-page")).inIndependent("unread-scans-newest-page"),
+		HeldOut2.fault("UNREAD-FLAG/stale-derived#4", heldOut2What("unread-flag-cached")).inIndependent("unread-flag-cached"),
+		HeldOut2.fault("UNREAD-MARK-READ/ignores-input#6", heldOut2What("mark-read-stops-at-read")).inIndependent("mark-read-stops-at-read"),
+		HeldOut2.fault("UNREAD-MENTION/ignores-input", heldOut2What("unread-mention-case")).inIndependent("unread-mention-case"),
+		HeldOut2.fault("UNREAD-ROOM-COUNTS/too-wide#2", heldOut2What("room-mentions-count-any")).inIndependent("room-mentions-count-any"),
+	}
+}

@@ -136,3 +136,12 @@ func heldOutUserFaults() []Fault {
 		HeldOut.fault("USER-STABLE/shape", heldOutWhat("mention-screenname-as-typed")).inIndependent("mention-screenname-as-typed").inWholeRun(),
 	}
 }
+
+// heldOut2UserFaults are the defects of the second held-out set (independent.HeldOut2)
+// whose requirements belong to this file.
+func heldOut2UserFaults() []Fault {
+	return []Fault{
+		HeldOut2.fault("USER-GET-ARRAY/stale-derived", heldOut2What("me-list-accumulates")).inIndependent("me-list-accumulates"),
+		HeldOut2.fault("USER-STABLE/shape#2", heldOut2What("dm-peer-url-display")).inIndependent("dm-peer-url-display"),
+	}
+}
