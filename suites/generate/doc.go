@@ -63,6 +63,7 @@
 //	GEN-VALID-ANSWER       core       no       every 2xx matches the document; a valid request gets 2xx
 //	                                           or a refusal the profile allows (table below)
 //	GEN-NO-TOKEN-NO-DATA   core       no       no token, an unknown or altered one: never 2xx, never 5xx
+//	                                           (a 2xx is reported under AUTH-REQUIRED or AUTH-UNKNOWN-TOKEN)
 //	GEN-REFUSED-NO-CHANGE  core       no       after a 4xx, the targeted message, the room's newest
 //	                                           page and the caller's unread items read as before
 //	GEN-GET-NO-CHANGE      core       no       the same reads agree around a valid GET

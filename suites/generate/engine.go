@@ -202,8 +202,11 @@ func (r *Report) Err() error {
 // Failure is a property that does not hold, with the smallest request
 // found that shows it.
 type Failure struct {
-	Property  string
-	Operation string
+	Property string
+	// Requirement is the requirement the failure is reported under: the
+	// property's, or one of its Owners whose statement the answer breaks.
+	Requirement string
+	Operation   string
 	// Request is the failing request in one line: method, the path with
 	// the role of each id, query, how the token was presented, body, and
 	// what makes the request other than plain.

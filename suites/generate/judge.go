@@ -52,7 +52,11 @@ func (e *Engine) judge(ctx context.Context, p Property, cs *testCase) (*Failure,
 	if problem == "" {
 		return nil, nil
 	}
-	return e.failure(p.ID, cs, resp, problem, key), nil
+	f := e.failure(p.ID, cs, resp, problem, key)
+	if p.ID == NoTokenNoData && resp.Status/100 == 2 && cs.towner != "" {
+		f.Requirement = cs.towner // data given without a valid token: the document's own statement
+	}
+	return f, nil
 }
 
 // validAnswer checks GEN-VALID-ANSWER on one exchange.
@@ -213,7 +217,7 @@ func (e *Engine) exchange(ctx context.Context, cs *testCase) (*client.Response, 
 // problem; together with the request it identifies the failure while rapid
 // shrinks (it holds nothing that changes between two sends).
 func (e *Engine) failure(property string, cs *testCase, resp *client.Response, problem, key string) *Failure {
-	f := &Failure{Property: property, Operation: cs.op.ID, Request: e.red.String(cs.describe()), Problem: e.red.String(problem), Seed: e.cfg.Seed}
+	f := &Failure{Property: property, Requirement: property, Operation: cs.op.ID, Request: e.red.String(cs.describe()), Problem: e.red.String(problem), Seed: e.cfg.Seed}
 	f.key = key
 	if resp != nil {
 		f.Status = resp.Status

@@ -15,6 +15,14 @@ const (
 	ReferenceError  = "GEN-REF-ERROR"
 )
 
+// Requirements of the document a generated property's failure may belong
+// to (Property.Owners): the generated check reports a failure under the
+// requirement whose statement it breaks, where one owns it.
+const (
+	AuthRequired     = "AUTH-REQUIRED"
+	AuthUnknownToken = "AUTH-UNKNOWN-TOKEN"
+)
+
 // Property describes one generated check.
 type Property struct {
 	ID string
@@ -28,6 +36,11 @@ type Property struct {
 	Writes bool
 	// Text is the requirement in one line, for the catalogue.
 	Text string
+	// Owners are the document's requirements a failure of the property
+	// may break more precisely than the property itself (Failure.Requirement
+	// names which): a request without a token answered 2xx breaks
+	// AUTH-REQUIRED, whoever found it.
+	Owners []string
 }
 
 var properties = []Property{
@@ -35,7 +48,7 @@ var properties = []Property{
 		Text: "No generated request, valid or not, is answered with a 5xx status."},
 	{ID: ValidAnswer, Profile: spec.Core,
 		Text: "Every 2xx answer to a generated request matches the document, and a request the document allows gets 2xx unless the profile lets the server refuse it."},
-	{ID: NoTokenNoData, Profile: spec.Core,
+	{ID: NoTokenNoData, Profile: spec.Core, Owners: []string{AuthRequired, AuthUnknownToken},
 		Text: "A generated request without a token, or with an unknown or altered token, is never answered 2xx or 5xx."},
 	{ID: RefusedNoChange, Profile: spec.Core,
 		Text: "A generated request answered 4xx leaves the targeted message, the room's newest page and the caller's unread items as they were."},

@@ -24,19 +24,20 @@ func (b *builder) tokenValue(d defectChoice) {
 		type variant struct {
 			token, what string
 			ref         int
+			owner       string
 		}
-		vs := []variant{{"", "no token", refNoToken}}
+		vs := []variant{{"", "no token", refNoToken, AuthRequired}}
 		for _, a := range alterations {
-			vs = append(vs, variant{a.apply(me.Token), "user 1's token with " + a.name, refNoToken})
+			vs = append(vs, variant{a.apply(me.Token), "user 1's token with " + a.name, refNoToken, AuthUnknownToken})
 		}
 		unknown := make([]byte, len(me.Token))
 		seed := b.c.vary("unknown token", 0, 1<<30)
 		for i := range unknown {
 			unknown[i] = "0123456789abcdef"[(seed>>(i%28)+i*5)%16]
 		}
-		vs = append(vs, variant{string(unknown), "a token the server never issued", refNoToken})
+		vs = append(vs, variant{string(unknown), "a token the server never issued", refNoToken, AuthUnknownToken})
 		if where == "bearer" {
-			vs = append(vs, variant{"", "an empty Bearer credential", refNoToken}) // REF-AUTH: no credential, 401
+			vs = append(vs, variant{"", "an empty Bearer credential", refNoToken, AuthRequired}) // REF-AUTH: no credential, 401
 		}
 		var v variant
 		if b.mode == modeToken {
@@ -53,7 +54,7 @@ func (b *builder) tokenValue(d defectChoice) {
 			place, where = client.NoToken, ""
 		}
 		b.cs.note(badToken, v.ref, "%s", v.what)
-		b.cs.tdesc = v.what
+		b.cs.tdesc, b.cs.towner = v.what, v.owner
 		if where != "" {
 			b.cs.tdesc += " as " + where
 		}

@@ -53,19 +53,20 @@ func generatedFaults() []Fault {
 				}
 				return x
 			})),
-		GeneratedRound.fault("GEN-NO-TOKEN-NO-DATA/too-wide", "a token is accepted in any letter case",
-			onRequest("all", func(c *call) {
+		GeneratedRound.fault("GEN-NO-TOKEN-NO-DATA/shape", "a bearer token of a real token's length that no user has crashes the lookup (500)",
+			func(c *call, next func() *reply) *reply {
 				auth := c.r.Header.Get("Authorization")
-				token, ok := strings.CutPrefix(auth, "Bearer ")
-				if !ok {
-					return
-				}
-				for real := range c.st.users {
-					if token != real && strings.EqualFold(token, real) {
-						c.r.Header.Set("Authorization", "Bearer "+real)
+				if token, ok := strings.CutPrefix(auth, "Bearer "); ok && token != "" {
+					if _, known := c.st.users[token]; !known {
+						for real := range c.st.users {
+							if len(real) == len(token) {
+								return refuse(http.StatusInternalServerError, "token lookup")
+							}
+						}
 					}
 				}
-			})),
+				return next()
+			}),
 		GeneratedRound.fault("GEN-VALID-ANSWER/ignores-input", "skip=0 is refused with 400",
 			answer("listMessages", func(c *call, next func() *reply) *reply {
 				if c.query().Get("skip") == "0" {
