@@ -94,6 +94,8 @@ const (
 	RoomUserOnly       = "ROOM-USER-ONLY-ONE-TO-ONE"
 	ChannelNoUserCount = "CHANNEL-NO-USERCOUNT"
 	ChannelSecurity    = "CHANNEL-SECURITY"
+	OrgRoom            = "ORG-ROOM"
+	RepoRoom           = "REPO-ROOM"
 )
 
 // Invariant describes one rule of the checker.
@@ -149,6 +151,10 @@ var Invariants = []Invariant{
 		RoomStable, "none", "holds"},
 	{"a room's url is the same in every list for every user; for a one-to-one room, the same in every list of one user (the url may name the other participant)",
 		RoomStable, "none", "holds"},
+	{"in every organisations list, the room an entry embeds is that organisation's: an organisation room (platformType ORG where given), and no two entries embed the same room",
+		OrgRoom, "none", "holds"},
+	{"in every repositories list, the room an entry embeds is that repository's: a repository room (platformType REPO where given), and no two entries embed the same room",
+		RepoRoom, "none", "holds"},
 	{"a user id keeps its username and url wherever it appears (current user, fromUser, the user of one-to-one rooms), and a mention's screenName is that user's username (ignoring case)",
 		UserStable, "none", "holds"},
 	{"a page holds each message id once", PageUnique, "none", "holds"},

@@ -363,7 +363,16 @@ func TestRooms(t *testing.T) {
 		{name: "rooms with only an id, and channels", run: func(h *hist) {
 			rooms(h, 0, 0, "rooms", `[{"id":"o1"},{"id":"c1","platformType":"USER_CHANNEL","url":"/c","security":"PUBLIC"}]`)
 			rooms(h, 10, 0, "channels", `[{"id":"c1","platformType":"USER_CHANNEL","url":"/c","security":"PUBLIC"}]`)
-			rooms(h, 20, 0, "repos", `[{"id":1,"name":"r","uri":"a/r","private":false},{"id":2,"name":"s","room":{"id":"o1","platformType":"ORG"}}]`)
+			rooms(h, 20, 0, "orgs", `[{"id":1,"name":"r","avatar_url":"https://a.test/r"},{"id":2,"name":"s","room":{"id":"o1","platformType":"ORG"}}]`)
+		}},
+		{name: "two organisations embed one room", run: func(h *hist) {
+			rooms(h, 0, 0, "orgs", `[{"id":1,"name":"a","room":{"id":"o1","platformType":"ORG"}},{"id":2,"name":"b","room":{"id":"o1","platformType":"ORG"}}]`)
+		}, want: []string{OrgRoom}},
+		{name: "a repository embeds an organisation room", run: func(h *hist) {
+			rooms(h, 0, 0, "repos", `[{"id":1,"name":"r","uri":"a/r","private":false,"room":{"id":"o1","platformType":"ORG"}}]`)
+		}, want: []string{RepoRoom}},
+		{name: "repositories with their own rooms, one without", run: func(h *hist) {
+			rooms(h, 0, 0, "repos", `[{"id":1,"name":"r","uri":"a/r","private":false,"room":{"id":"r1","platformType":"REPO"}},{"id":2,"name":"s","uri":"a/s","private":false},{"id":3,"name":"t","uri":"a/t","private":true,"room":{"id":"r2"}}]`)
 		}},
 	})
 }

@@ -320,6 +320,9 @@ func (st *state) merge(o *client.Observed, op opKind, p pathParams, f *facts, pa
 				st.roomSeen(&f.rooms[i], viewer, id)
 				st.roomAnswer(&f.rooms[i], op, self, id)
 			}
+			if op == opOrgs || op == opRepos {
+				st.entryRooms(op, f.rooms, id)
+			}
 		}
 	case opUnread:
 		if parsed && e.subject >= 0 {
@@ -757,4 +760,28 @@ func join(parts []string) string {
 		out += ", " + p
 	}
 	return out + " and " + parts[len(parts)-1]
+}
+
+// entryRooms judges the rooms the entries of one organisations or
+// repositories list embed: each is the room of its own entry, so it is of
+// the entry's kind, and no two entries share one.
+func (st *state) entryRooms(op opKind, rooms []roomFact, id int32) {
+	req, kind, list, lists := OrgRoom, "ORG", "organisation", "organisations"
+	if op == opRepos {
+		req, kind, list, lists = RepoRoom, "REPO", "repository", "repositories"
+	}
+	for i := range rooms {
+		r := &rooms[i]
+		if r.hasPT && string(r.platformType) != kind && st.found.note(req) {
+			st.found.add(req, []int32{id}, "The %s list %s embeds room %s of platformType %s in a %s entry; the room an entry embeds is that %s's room (%s).",
+				lists, st.desc(id), quote(string(r.id)), quote(string(r.platformType)), list, list, kind)
+		}
+		for j := range i {
+			if string(rooms[j].id) == string(r.id) && len(r.id) > 0 && st.found.note(req) {
+				st.found.add(req, []int32{id}, "The %s list %s embeds room %s in two entries; the room an entry embeds is that %s's own.",
+					lists, st.desc(id), quote(string(r.id)), list)
+				break
+			}
+		}
+	}
 }
