@@ -69,8 +69,9 @@ type violation struct {
 
 // shown is when a message of the room was first shown, and to whom.
 type shown struct {
-	at time.Time
-	by map[int]bool
+	at   time.Time
+	by   map[int]bool
+	sent time.Time // as the page gave it (zero when it could not be read)
 }
 
 // pending is a mismatch the lag allowed for eventual state may still
@@ -102,6 +103,8 @@ type machine struct {
 	room map[string]*shown
 	// marked says which users have made a mark read in this sequence.
 	marked map[int]bool
+	// edited is the message the sequence's last accepted edit changed.
+	edited *msg
 	// settleStart is when the read under way was first made (see settle).
 	settleStart time.Time
 	reqs        int
@@ -436,6 +439,9 @@ func (m *machine) page(u int, q url.Values) []wireMsg {
 func (m *machine) edit(o op) {
 	u := m.user(o)
 	target := m.pick(o.Anchor, o.Picks[0])
+	if o.Again && m.edited != nil {
+		target = m.edited
+	}
 	if target == nil {
 		return
 	}
@@ -474,6 +480,7 @@ func (m *machine) edit(o op) {
 	} else {
 		m.check("MSG-EDIT-V-INC", w.V == nil || *w.V >= want, "an edit of a message at v %d answered v %s", target.v, intp(w.V))
 	}
+	m.edited = target
 	target.prevText = target.text
 	target.text, target.v, target.refused, target.changed = text, want, "", m.now()
 	target.mentions, target.issues, target.links, target.word = wr.mentions, wr.issues, wr.links, wr.word
@@ -517,6 +524,10 @@ func (m *machine) get(o op) {
 		target = nil
 	}
 	room := m.cfg.WriteRoom
+	if o.Shown && !o.Other {
+		m.getShown(u, o)
+		return
+	}
 	if o.Other && m.otherRoom(u) != "" {
 		room = m.otherRoom(u)
 		resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagePath(room, id)})
@@ -534,13 +545,62 @@ func (m *machine) get(o op) {
 		}
 		return
 	}
-	m.eventually("MSG-SEND-STORED", target.visible(m.now(), m.cfg.Eventually), resp.Status != http.StatusNotFound && resp.Status != http.StatusGone,
-		"message %s, whose send was acknowledged, is not found (%d)", id, resp.Status)
+	notFound := resp.Status == http.StatusNotFound || resp.Status == http.StatusGone
+	if notFound && target.visible(m.now(), m.cfg.Eventually) && m.listed(u, id) {
+		// Stored, since the room lists it: the read by id is what fails.
+		m.check("MSG-GET-ONE", false, "message %s is in the room's pages, yet reading it by id answered %d", id, resp.Status)
+		return
+	}
+	m.eventually("MSG-SEND-STORED", target.visible(m.now(), m.cfg.Eventually), !notFound,
+		"message %s, whose send was acknowledged, is not found (%d), by id nor in the room's newest 100 messages", id, resp.Status)
 	m.eventually("MSG-GET-ONE", target.visible(m.now(), m.cfg.Eventually), ok2xx(resp.Status), "reading message %s of the room answered %d", id, resp.Status)
 	w, ok := decode[wireMsg](resp)
 	m.need("MSG-GET-ONE", ok, "reading message %s answered %d without a usable message", id, resp.Status)
 	m.check("MSG-GET-ONE", w.ID == id, "reading message %s answered message %s", id, w.ID)
 	m.judgeMsg(u, target, w, "read by id")
+}
+
+// getShown reads by id a message the room's pages showed that the run did
+// not send (the oldest shown, or another): whatever the room lists, it
+// serves by id through the room's path.
+func (m *machine) getShown(u int, o op) {
+	var ids []string
+	for id := range m.room {
+		if m.st.byID[id] == nil {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	slices.SortFunc(ids, func(a, b string) int {
+		if c := m.room[a].sent.Compare(m.room[b].sent); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	id := ids[0] // the oldest the pages showed: an edge of the room
+	if o.Picks[1]%2 == 1 {
+		id = ids[o.Picks[2]%len(ids)]
+	}
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagePath(m.cfg.WriteRoom, id)})
+	m.eventually("MSG-GET-ONE", m.now().Sub(m.room[id].at) > m.cfg.Eventually, ok2xx(resp.Status), "the room's pages show message %s, yet reading it by id through the room answered %d", id, resp.Status)
+	w, ok := decode[wireMsg](resp)
+	m.check("MSG-GET-ONE", ok && w.ID == id, "reading message %s, which the room's pages show, answered %s", id, cut(string(resp.Body), 200))
+}
+
+// listed reports whether the room's pages hold message id: a page shown
+// before, or the room's newest 100 messages now.
+func (m *machine) listed(u int, id string) bool {
+	if m.room[id] != nil {
+		return true
+	}
+	for _, w := range m.page(u, url.Values{"limit": {"100"}}) {
+		if w.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeMsg holds a message as answered to user u to what the model knows.
@@ -685,7 +745,7 @@ func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, pag
 	now := m.now()
 	for _, w := range page {
 		if m.room[w.ID] == nil {
-			m.room[w.ID] = &shown{at: now, by: map[int]bool{}}
+			m.room[w.ID] = &shown{at: now, by: map[int]bool{}, sent: w.sentTime()}
 		}
 		m.room[w.ID].by[u] = true
 	}

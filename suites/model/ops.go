@@ -18,8 +18,8 @@ const (
 	List                   // GET a page: every combination of cursors and limit
 	Mark                   // POST unreadItems: one or several ids, read ones, another room's path
 	Unread                 // GET unreadItems
-	Rooms                  // GET the rooms list: the write room's counts and lastAccessTime
-	Search                 // GET the room's messages with q: a word of a message, as written
+	Rooms                  // GET a list that holds rooms (rooms, organisations, repositories, channels): the write room's counts and lastAccessTime
+	Search                 // GET the room's messages with q: a word of a message, as written, or of another room's message
 	kinds
 )
 
@@ -66,6 +66,9 @@ type op struct {
 	Picks  []int
 	Anchor Anchor
 	Other  bool // through another room of the user
+	Again  bool // Edit: the message the sequence edited last, when there is one
+	List   int  // Rooms: which list (see roomLists)
+	Shown  bool // Get: a message the room's pages showed that the sequence did not send
 	Status int  // Send: 0 absent, 1 true, 2 false
 	Text   int  // which text
 	// Parts says what a written text holds besides plain words: bits 0-1
@@ -85,6 +88,18 @@ func (o op) String() string {
 	case Send:
 		fmt.Fprintf(&b, " (%s)", [...]string{"no status field", "status true", "status false"}[o.Status])
 	case Edit, EditNoText, Get, Search:
+		if o.Other && o.Kind == Search {
+			b.WriteString(" for a word of a message of another room")
+			return b.String()
+		}
+		if o.Shown && o.Kind == Get && !o.Other {
+			b.WriteString(" of a message the room's pages showed, not sent by the sequence")
+			return b.String()
+		}
+		if o.Again && o.Kind == Edit {
+			b.WriteString(" of the message edited last (else " + anchorNames[o.Anchor] + ")")
+			break
+		}
 		fmt.Fprintf(&b, " of %s", anchorNames[o.Anchor])
 	case List:
 		fmt.Fprintf(&b, " (%s", [...]string{"no cursor", "beforeId", "afterId", "aroundId", "beforeId and afterId"}[o.Cursor])
@@ -98,6 +113,8 @@ func (o op) String() string {
 			fmt.Fprintf(&b, ", skip %d", o.Skip-1)
 		}
 		b.WriteString(")")
+	case Rooms:
+		fmt.Fprintf(&b, " (%s)", roomLists[o.List%len(roomLists)].name)
 	case Mark:
 		if o.Anchor == Missing {
 			b.WriteString(" of an id no message has")
@@ -154,6 +171,10 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 			if o.Anchor == Missing && k == Edit {
 				o.Anchor = Middle
 			}
+			// An edit of a message edited before: the second edit must be
+			// stored as the first was.
+			o.Again = k == Edit && r.IntN(3) == 0
+			o.Shown = k == Get && !o.Other && r.IntN(4) == 0
 		case EditNoText:
 			if o.Anchor == Missing {
 				o.Anchor = Newest
@@ -179,6 +200,10 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 				}
 				x -= weights[a]
 			}
+		case Search:
+			o.Other = r.IntN(3) == 0
+		case Rooms:
+			o.List = r.IntN(len(roomLists))
 		case Mark:
 			o.Other = r.IntN(5) == 0
 			o.Picks = o.Picks[:1+r.IntN(3)]

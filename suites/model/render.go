@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/markup"
@@ -82,23 +84,63 @@ type wireRoom struct {
 	LastAccessTime *string `json:"lastAccessTime"`
 }
 
-// rooms reads user u's rooms list and holds the write room's entry to the
-// model: its counts are at least the unread messages and mentions of the
-// run's that u has not read, and its lastAccessTime, where present, is not
-// older than u's last message there.
+// roomLists are the lists whose answers hold Room objects, and how to find
+// the rooms in each: the rooms and channels lists are rooms, the
+// organisations and repositories lists embed one in an entry.
+var roomLists = []struct {
+	name, path string
+	embedded   bool
+}{
+	{"rooms list", "rooms", false},
+	{"organisations list", "orgs", true},
+	{"repositories list", "repos", true},
+	{"channels list", "channels", false},
+}
+
+// rooms reads one of user u's lists that hold rooms and holds the write
+// room, wherever it appears, to the model: a Room's counts are the
+// caller's, in every answer that carries it, so they are at least the
+// unread messages and mentions of the run's that u has not read, and its
+// lastAccessTime, where present, is not older than u's last message there.
 func (m *machine) rooms(o op) {
 	u := m.user(o)
-	resp := m.do(u, client.Request{Method: http.MethodGet, Path: "/v1/user/" + url.PathEscape(m.cfg.Users[u].ID) + "/rooms"})
-	rooms, ok := decode[[]wireRoom](resp)
-	m.need("ROOM-LIST", ok, "user %d's rooms list answered %d without a usable list", u+1, resp.Status)
+	l := roomLists[o.List%len(roomLists)]
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: "/v1/user/" + url.PathEscape(m.cfg.Users[u].ID) + "/" + l.path})
+	var rooms []wireRoom
+	if l.embedded {
+		entries, ok := decode[[]struct {
+			Room *wireRoom `json:"room"`
+		}](resp)
+		if !ok {
+			return // the list's own checks judge a list that cannot be read
+		}
+		for _, e := range entries {
+			if e.Room != nil {
+				rooms = append(rooms, *e.Room)
+			}
+		}
+	} else {
+		var ok bool
+		rooms, ok = decode[[]wireRoom](resp)
+		if !ok && l.path == "rooms" {
+			m.need("ROOM-LIST", ok, "user %d's rooms list answered %d without a usable list", u+1, resp.Status)
+		}
+	}
 	var w *wireRoom
+	var others []*wireRoom
 	for i := range rooms {
 		if rooms[i].ID == m.cfg.WriteRoom {
 			w = &rooms[i]
+		} else if rooms[i].ID != "" {
+			others = append(others, &rooms[i])
 		}
 	}
+	where := "user " + strconv.Itoa(u+1) + "'s " + l.name
+	if len(others) > 0 {
+		m.countsOf(u, others[o.Picks[1]%len(others)], where)
+	}
 	if w == nil {
-		return // a list without the write room is the rooms checks' to judge
+		return // a list without the write room is the lists' checks to judge
 	}
 	now := m.now()
 	unread, mentions, settled := 0, 0, true
@@ -123,17 +165,38 @@ func (m *machine) rooms(o op) {
 		}
 	}
 	if w.UnreadItems != nil && unread > 0 {
-		m.eventually("UNREAD-ROOM-COUNTS", settled, *w.UnreadItems >= unread, "user %d's rooms list counts %d unread items in the write room, yet %d message(s) of this run are unread for them", u+1, *w.UnreadItems, unread)
+		m.eventually("UNREAD-ROOM-COUNTS", settled, *w.UnreadItems >= unread, "%s counts %d unread items in the write room, yet %d message(s) of this run are unread for them", where, *w.UnreadItems, unread)
 	}
 	if w.Mentions != nil && mentions > 0 {
-		m.eventually("UNREAD-ROOM-COUNTS", settled, *w.Mentions >= mentions, "user %d's rooms list counts %d unread mentions in the write room, yet %d message(s) of this run mention them unread", u+1, *w.Mentions, mentions)
+		m.eventually("UNREAD-ROOM-COUNTS", settled, *w.Mentions >= mentions, "%s counts %d unread mentions in the write room, yet %d message(s) of this run mention them unread", where, *w.Mentions, mentions)
 	}
 	if w.LastAccessTime != nil && last != nil && !last.sent.IsZero() {
 		at, err := time.Parse(time.RFC3339Nano, *w.LastAccessTime)
 		if err == nil {
 			m.eventually("ROOM-LAST-ACCESS", now.Sub(last.acked) > m.cfg.Eventually, !at.Before(last.sent.Add(-time.Millisecond)),
-				"user %d's rooms list says they last accessed the write room at %s, before their message %s sent at %s", u+1, *w.LastAccessTime, last.id, last.sent.Format(time.RFC3339Nano))
+				"%s says they last accessed the write room at %s, before their message %s sent at %s", where, *w.LastAccessTime, last.id, last.sent.Format(time.RFC3339Nano))
 		}
+	}
+}
+
+// countsOf holds a room of a list other than the write room (nothing of
+// the run writes there) to user u's unread lists of it: its unreadItems and
+// mentions count them, whichever list the room is shown in. A mismatch is
+// read again until it has lasted past the lag allowed (other writers).
+func (m *machine) countsOf(u int, r *wireRoom, where string) {
+	if r.UnreadItems == nil && r.Mentions == nil {
+		return
+	}
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: m.unreadPath(u, r.ID)})
+	un, ok := decode[unreadItems](resp)
+	if !ok {
+		return // the unread checks judge a list that cannot be read
+	}
+	if r.UnreadItems != nil {
+		m.eventually("UNREAD-ROOM-COUNTS", false, *r.UnreadItems == len(un.Chat), "%s counts %d unread items in room %s, and user %d's unread chat list of that room holds %d", where, *r.UnreadItems, r.ID, u+1, len(un.Chat))
+	}
+	if r.Mentions != nil {
+		m.eventually("UNREAD-ROOM-COUNTS", false, *r.Mentions == len(un.Mention), "%s counts %d unread mentions in room %s, and user %d's unread mention list of that room holds %d", where, *r.Mentions, r.ID, u+1, len(un.Mention))
 	}
 }
 
@@ -142,6 +205,10 @@ func (m *machine) rooms(o op) {
 // reading finds a message that does not hold the word in any letter case.
 func (m *machine) search(o op) {
 	u := m.user(o)
+	if o.Other {
+		m.searchOther(u, o)
+		return
+	}
 	k := m.pick(o.Anchor, o.Picks[0])
 	if k == nil || k.word == "" {
 		return
@@ -166,4 +233,44 @@ func (m *machine) search(o op) {
 		m.eventually("SEARCH-Q", !before || x.settled(m.now(), m.cfg.Eventually), now, "%s found message %s, whose text %q does not hold it in any letter case", what, x.id, x.text)
 	}
 	m.eventually("SEARCH-Q", k.settled(m.now(), m.cfg.Eventually), found, "%s did not find message %s, whose text holds it", what, k.id)
+}
+
+// searchOther searches the write room for a word of a message of another
+// room of u's: whatever the search finds, it is not a message of the other
+// room, for a message belongs to one room.
+func (m *machine) searchOther(u int, o op) {
+	other := m.otherRoom(u)
+	if other == "" {
+		return
+	}
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(other), Query: url.Values{"limit": {"20"}}})
+	theirs, ok := decode[[]wireMsg](resp)
+	if !ok || len(theirs) == 0 {
+		return // nothing to look for: the lists' checks judge that room's pages
+	}
+	ids := map[string]bool{}
+	for _, w := range theirs {
+		ids[w.ID] = true
+	}
+	t := theirs[o.Picks[1]%len(theirs)]
+	word := ""
+	if t.Text != nil {
+		for _, f := range strings.FieldsFunc(*t.Text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len([]rune(f)) > len([]rune(word)) {
+				word = f
+			}
+		}
+	}
+	if len([]rune(word)) < 3 {
+		return
+	}
+	q := url.Values{"q": {word}, "limit": {"100"}}
+	resp = m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+	what := fmt.Sprintf("searching the write room for %q, a word of message %s of room %s", word, t.ID, other)
+	m.check("SEARCH-Q", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
+	page, ok := decode[[]wireMsg](resp)
+	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
+	for _, w := range page {
+		m.check("MSG-ROOM-SCOPE", !ids[w.ID], "%s found message %s, which room %s lists as its own", what, w.ID, other)
+	}
 }
