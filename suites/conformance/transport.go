@@ -28,8 +28,11 @@ func transportSpecs(d decl) {
 				By("no write_room: the token is tried on reads only")
 				return
 			}
-			By("sending a message with the token in the same place: writes take it too")
 			w := min(1, len(e.Users)-1) // a user of the write room, preferably not the first
+			By("reading a page with query parameters beside the token: a request's other parameters do not change where its token is read")
+			var page []Message
+			e.expectOK(e.call(w, client.Request{Method: "GET", Path: messagesPath(room), Query: q("limit", "1"), Place: p.(client.TokenPlace)}), &page)
+			By("sending a message with the token in the same place: writes take it too")
 			text, _ := e.text()
 			e.send(w, room, text) // with a Bearer header: whether sending works at all is MSG-SEND-200's
 			text, _ = e.text()
