@@ -999,6 +999,6 @@ func heldOut2MessagesFaults() []Fault {
 		HeldOut2.fault("MSG-SEND-DEFAULTS/intermittent#2", heldOut2What("send-unread-flaky")).inIndependent("send-unread-flaky"),
 		HeldOut2.fault("MSG-SEND-EDITEDAT-NULL/shape#5", heldOut2What("send-editedat-sent")).inIndependent("send-editedat-sent"),
 		HeldOut2.fault("MSG-SEND-STATUS/ignores-input#4", heldOut2What("send-status-needs-me")).inIndependent("send-status-needs-me"),
-		HeldOut2.fault("MSG-STABLE/collateral", heldOut2What("edit-moves-sent")).inIndependent("edit-moves-sent"),
+		HeldOut2.fault("MSG-STABLE/collateral", heldOut2What("edit-moves-sent")).inIndependent("edit-moves-sent").inWholeRun(),
 	}
 }

@@ -142,6 +142,6 @@ func heldOutUserFaults() []Fault {
 func heldOut2UserFaults() []Fault {
 	return []Fault{
 		HeldOut2.fault("USER-GET-ARRAY/stale-derived", heldOut2What("me-list-accumulates")).inIndependent("me-list-accumulates"),
-		HeldOut2.fault("USER-STABLE/shape#2", heldOut2What("dm-peer-url-display")).inIndependent("dm-peer-url-display"),
+		HeldOut2.fault("USER-STABLE/shape#2", heldOut2What("dm-peer-url-display")).inIndependent("dm-peer-url-display").inWholeRun(),
 	}
 }

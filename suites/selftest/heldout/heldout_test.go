@@ -1,6 +1,7 @@
-// Package heldout runs the held-out faults of the self-test (origin
-// held-out: defects of the independent implementation written blind):
-// each is caught by its own requirement or carries its reason.
+// Package heldout runs the held-out faults of the self-test (origins
+// held-out and held-out-2: defects of the independent implementation
+// written blind): each is caught by its own requirement or carries its
+// reason.
 package heldout
 
 import (
@@ -11,3 +12,5 @@ import (
 )
 
 func TestHeldOutFaults(t *testing.T) { matrixrun.Check(t, "--only", "held-out") }
+
+func TestHeldOut2Faults(t *testing.T) { matrixrun.Check(t, "--only", "held-out-2") }

@@ -11,5 +11,5 @@ import (
 )
 
 func TestIntermittentFaults(t *testing.T) {
-	matrixrun.Check(t, "--faults", "--only", "/intermittent", "--except", "held-out")
+	matrixrun.Check(t, "--faults", "--only", "/intermittent", "--except", "held-out,held-out-2")
 }
