@@ -101,6 +101,9 @@ type machine struct {
 	// room is every message id of the write room the run has been shown,
 	// when first and to whom (shared by every sequence of the run).
 	room map[string]*shown
+	// walked says whether a sequence of the run has paged the room from
+	// its newest message to its oldest (shared like room).
+	walked *bool
 	// marked says which users have made a mark read in this sequence.
 	marked map[int]bool
 	// edited is the message the sequence's last accepted edit changed.
@@ -564,6 +567,9 @@ func (m *machine) get(o op) {
 // not send (the oldest shown, or another): whatever the room lists, it
 // serves by id through the room's path.
 func (m *machine) getShown(u int, o op) {
+	if !*m.walked && m.judge["MSG-GET-ONE"] {
+		m.walk(u) // the room's own oldest message, an edge no sequence reaches by its own sends
+	}
 	var ids []string
 	for id := range m.room {
 		if m.st.byID[id] == nil {
@@ -579,14 +585,40 @@ func (m *machine) getShown(u int, o op) {
 		}
 		return strings.Compare(a, b)
 	})
-	id := ids[0] // the oldest the pages showed: an edge of the room
-	if o.Picks[1]%2 == 1 {
-		id = ids[o.Picks[2]%len(ids)]
+	// The oldest the pages showed (an edge of the room) and another.
+	for _, id := range slices.Compact([]string{ids[0], ids[o.Picks[2]%len(ids)]}) {
+		resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagePath(m.cfg.WriteRoom, id)})
+		m.eventually("MSG-GET-ONE", m.now().Sub(m.room[id].at) > m.cfg.Eventually, ok2xx(resp.Status), "the room's pages show message %s, yet reading it by id through the room answered %d", id, resp.Status)
+		w, ok := decode[wireMsg](resp)
+		m.check("MSG-GET-ONE", ok && w.ID == id, "reading message %s, which the room's pages show, answered %s", id, cut(string(resp.Body), 200))
 	}
-	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagePath(m.cfg.WriteRoom, id)})
-	m.eventually("MSG-GET-ONE", m.now().Sub(m.room[id].at) > m.cfg.Eventually, ok2xx(resp.Status), "the room's pages show message %s, yet reading it by id through the room answered %d", id, resp.Status)
-	w, ok := decode[wireMsg](resp)
-	m.check("MSG-GET-ONE", ok && w.ID == id, "reading message %s, which the room's pages show, answered %s", id, cut(string(resp.Body), 200))
+}
+
+// walk pages the room as a client would, from the newest page back with
+// beforeId set to the oldest message of the page before, until a page
+// holds fewer than the limit (at most 30 pages of 100): every page is
+// judged as a page, and every message it shows is one the room holds.
+func (m *machine) walk(u int) {
+	*m.walked = true
+	q := url.Values{"limit": {"100"}}
+	for range 30 {
+		resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+		what := "GET " + messagesPath(m.cfg.WriteRoom) + "?" + q.Encode() + " (walking the room to its oldest message)"
+		m.check("MSG-LIST", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
+		page, ok := decode[[]wireMsg](resp)
+		m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
+		m.judgePage(u, 100, BeforeAndAfter, nil, nil, page, what) // no anchor the model knows: the page as such
+		if len(page) < 100 {
+			return
+		}
+		oldest := page[0]
+		for _, w := range page[1:] {
+			if t := w.sentTime(); !t.IsZero() && t.Before(oldest.sentTime()) {
+				oldest = w
+			}
+		}
+		q.Set("beforeId", oldest.ID)
+	}
 }
 
 // listed reports whether the room's pages hold message id: a page shown

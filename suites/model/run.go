@@ -158,10 +158,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			rep.Applied = append(rep.Applied, r)
 		}
 	}()
-	runs, room := 0, map[string]*shown{}
+	runs, room, walked := 0, map[string]*shown{}, false
 	exec := func(ops []op) (*machine, any) {
 		runs++
-		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, marked: map[int]bool{}}
+		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, walked: &walked, marked: map[int]bool{}}
 		end := m.exec(ops)
 		rep.Requests += m.reqs
 		rep.Operations += len(m.steps)
