@@ -84,6 +84,26 @@ func TestDefaultRunChecksTheBundledReferenceAndPasses(t *testing.T) {
 	if s.Seed != 42 || s.Counts["PASS"] < 80 || s.Counts["FAIL"] != 0 || s.Requests == 0 {
 		t.Errorf("summary %+v", s.Counts)
 	}
+	// Every check says how many requests it sent; with the preflight's,
+	// they add up to the run's.
+	sent := map[string]int{}
+	for _, r := range s.Requirements {
+		for _, c := range r.Checks {
+			if c.Name != runner.HistoryCheck && c.Name != runner.DocumentCheck {
+				sent[c.Name] = c.Requests
+			}
+		}
+	}
+	sum := 0
+	for name, n := range sent {
+		if n == 0 {
+			t.Errorf("check %q: no requests in the JSON report", name)
+		}
+		sum += n
+	}
+	if sum == 0 || sum >= s.Requests {
+		t.Errorf("the checks sent %d requests, the run %d in all (the preflight's included)", sum, s.Requests)
+	}
 	x, err := os.ReadFile(junit)
 	var suites struct {
 		Tests    int `xml:"tests,attr"`

@@ -21,7 +21,11 @@ func newClient(d *target.Description, cfg Config, rec *client.Recorder, hist *hi
 	if err != nil {
 		return nil, err
 	}
-	cc.HTTP.Transport = ctl.transport(cc.HTTP.Transport)
+	rt := cc.HTTP.Transport
+	if cfg.wrap != nil {
+		rt = cfg.wrap(rt)
+	}
+	cc.HTTP.Transport = ctl.transport(rt)
 	doc, err := spec.Load(cfg.Profile)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,40 @@ type control struct {
 	mu     sync.Mutex
 	reason string
 	at     time.Time
+
+	// sent counts the requests handed to the transport, every attempt
+	// included, answered or not: what each check sent is read off it.
+	// waits counts those sent while no other was in flight (from being
+	// sent until its answer is read or it fails): the answers the run
+	// waited for one after another.
+	wire        sync.Mutex
+	sent, waits int64
+	inFlight    int
+}
+
+// counts returns how many requests were sent, and how many of them waited
+// for every request before them (see control.waits).
+func (c *control) counts() (sent, waits int64) {
+	c.wire.Lock()
+	defer c.wire.Unlock()
+	return c.sent, c.waits
+}
+
+// started counts a request about to be sent; call the function it
+// returns once when it is over.
+func (c *control) started() (over func()) {
+	c.wire.Lock()
+	c.sent++
+	if c.inFlight == 0 {
+		c.waits++
+	}
+	c.inFlight++
+	c.wire.Unlock()
+	return sync.OnceFunc(func() {
+		c.wire.Lock()
+		c.inFlight--
+		c.wire.Unlock()
+	})
 }
 
 // newControl returns a control bound to parent (cancelled on a signal) and
@@ -73,15 +107,17 @@ func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
 		if c.ctx.Err() != nil {
 			return nil, fmt.Errorf("%w (%w)", errStopped, context.Canceled)
 		}
+		over := c.started()
 		ctx, cancel := context.WithCancel(req.Context())
 		detach := context.AfterFunc(c.ctx, cancel)
 		resp, err := rt.RoundTrip(req.WithContext(ctx))
 		if err != nil {
 			detach()
 			cancel()
+			over()
 			return nil, err
 		}
-		resp.Body = &releaseBody{ReadCloser: resp.Body, release: func() { detach(); cancel() }}
+		resp.Body = &releaseBody{ReadCloser: resp.Body, release: func() { detach(); cancel(); over() }}
 		return resp, nil
 	})
 }

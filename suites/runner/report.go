@@ -72,6 +72,10 @@ type Result struct {
 	outcomes map[Outcome]int
 	halt     *halt
 	baseline *Baseline
+	// setupRequests is how many requests the run sent before its first
+	// check (preflight and discovery), setupWaits how many of them with no
+	// other in flight (see control.waits).
+	setupRequests, setupWaits int
 }
 
 // Requirement is the verdict on one catalogue entry.
@@ -98,6 +102,10 @@ type CheckResult struct {
 	Fails    string        `json:"fails,omitempty"`
 	Message  string        `json:"message,omitempty"`
 	Duration time.Duration `json:"durationNs,omitempty"`
+	// Requests is how many requests the check sent: every attempt (429 and
+	// 503 answers waited out count once each), its clean-up and a liveness
+	// probe the run sent before it included.
+	Requests int `json:"requests,omitempty"`
 	// whole is the check's own outcome where Outcome is its outcome for one
 	// requirement (see outcomeFor).
 	whole Outcome
@@ -108,6 +116,9 @@ type CheckResult struct {
 	// check's own row: a failure a check recorded on the way about another
 	// requirement (conformance.EntrySoftFail) counts as that check's.
 	of string
+	// waits is how many of Requests the check sent with no other request
+	// in flight (see control.waits): the answers it waited for in turn.
+	waits int
 	// start and end bound the check in time: checks run one at a time, so
 	// an exchange recorded in between is the check's (a 429 answer, or the
 	// moment a stopped run cut the check short).
@@ -193,6 +204,20 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 	}
 	res.tally(selected)
 	return res
+}
+
+// countRequests gives each check's rows the requests the check sent and
+// how many of them it waited for in turn (by check name); rows of judges
+// and failures on the way keep none.
+func (r *Result) countRequests(sent, waits map[string]int) {
+	for i := range r.Requirements {
+		for j := range r.Requirements[i].Checks {
+			c := &r.Requirements[i].Checks[j]
+			if c.of == "" {
+				c.Requests, c.waits = sent[c.Name], waits[c.Name]
+			}
+		}
+	}
 }
 
 func refusedDuring(times []time.Time, start, end time.Time) bool {

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"regexp"
 	"slices"
 	"sort"
@@ -61,6 +62,15 @@ type runState struct {
 	timeout  time.Duration
 	selected map[string]bool
 	progress *progress
+	// requests is how many requests each check sent (by name), and waits
+	// how many of them it sent with no other in flight (see
+	// control.waits), counted from the gate before it to its report,
+	// clean-up included: checks run one at a time in a process. counting
+	// says a check passed the gate, and from and fromWaits are the
+	// control's counts then.
+	requests, waits map[string]int
+	counting        bool
+	from, fromWaits int64
 }
 
 // Prepare declares the checks to Ginkgo, with the runner's own nodes: a
@@ -76,6 +86,11 @@ func Prepare(specTimeout time.Duration) *Suite {
 	ginkgo.Describe("", func() {
 		ginkgo.BeforeEach(func() { s.gate() })
 		ginkgo.ReportAfterEach(func(r types.SpecReport) {
+			if s.run != nil && s.run.counting && r.LeafNodeType == types.NodeTypeIt {
+				sent, waits := s.run.ctl.counts()
+				s.run.requests[r.FullText()], s.run.waits[r.FullText()] = int(sent-s.run.from), int(waits-s.run.fromWaits)
+				s.run.counting = false
+			}
 			if s.run != nil && s.run.progress != nil && r.LeafNodeType == types.NodeTypeIt && s.run.selected[r.FullText()] {
 				o := checkResult(r).Outcome
 				if o == Pass && softFailed(r) {
@@ -114,6 +129,8 @@ func (s *Suite) gate() {
 	if run == nil {
 		return
 	}
+	run.counting = true
+	run.from, run.fromWaits = run.ctl.counts()
 	if reason, _ := run.ctl.stopped(); reason != "" {
 		ginkgo.AddReportEntry(entryNotRun, reason)
 		ginkgo.Skip("not run: " + reason)
@@ -279,6 +296,10 @@ type Config struct {
 	// ModelSequences is how many random sequences each check of the model
 	// of the API draws (0: the model's default).
 	ModelSequences int
+	// wrap, when set, wraps the transport of the run's HTTP client, beneath
+	// the run's own control: a test's hook to delay answers or watch the
+	// wire (the far-server benchmark). No flag sets it.
+	wrap func(http.RoundTripper) http.RoundTripper
 	// Observe, when not nil, sees every exchange of the run (preflight,
 	// discovery and checks) with its whole bodies, as the client reports
 	// them (see client.Observed), besides the run's own history checker.
@@ -395,7 +416,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		selected[c.Name] = true
 	}
 	s.run = &runState{ctl: ctl, client: c, token: d.Users[0].Token, timeout: cfg.Timeout, selected: selected,
-		progress: newProgress(out, checks, JudgeCount, cfg.Live)}
+		progress: newProgress(out, checks, JudgeCount, cfg.Live), requests: map[string]int{}, waits: map[string]int{}}
 	defer func() { s.run = nil }()
 
 	var report types.Report
@@ -421,6 +442,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		restore := redirectGinkgo(scrubbing(red.Writer(cfg.GinkgoOut)))
 		defer restore()
 	}
+	setupRequests, setupWaits := ctl.counts()
 	specsStart := time.Now()
 	ginkgo.RunSpecs(t, "Chat Rooms API conformance ("+string(cfg.Profile)+")", sc, rc)
 	s.run.progress.finish()
@@ -432,6 +454,8 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	selected[HistoryCheck], selected[DocumentCheck] = true, true // counted among the run's checks
 	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec, extra)
 	res.Judges = judges(extra)
+	res.countRequests(s.run.requests, s.run.waits)
+	res.setupRequests, res.setupWaits = int(setupRequests), int(setupWaits)
 	res.tally(selected)
 	for _, j := range res.Judges {
 		s.run.progress.judged(j.Name, j.Outcome)
