@@ -55,7 +55,8 @@ func survivalReason(f Fault) string {
 	if r, ok := survivorReasons[f.Name]; ok {
 		return r
 	}
-	if f.Class == Intermittent && strings.Contains(f.What, "one ") {
+	// "one answer in N", or a held-out author's "every Nth answer".
+	if f.Class == Intermittent && (strings.Contains(f.What, "one ") || strings.Contains(f.What, "every ")) {
 		return intermittentReason
 	}
 	return ""
