@@ -187,3 +187,26 @@ func TestShortBeforePage(t *testing.T) {
 	}
 	t.Log(rep.Finding)
 }
+
+// TestSoftBreachGoesOn: a send answered 201 with the message breaks
+// MSG-SEND-200 and is the run's finding, yet the sequences go on with the
+// message, so the statements of the other requirements are still applied.
+func TestSoftBreachGoesOn(t *testing.T) {
+	rep := run(t, func(req *http.Request, status int, body []byte) (int, []byte) {
+		if req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/chatMessages") && status == 200 {
+			return 201, body
+		}
+		return status, body
+	}, 1)
+	if rep.Finding == nil || rep.Finding.Requirement != "MSG-SEND-200" {
+		t.Fatalf("not found under MSG-SEND-200: %v", rep.Finding)
+	}
+	for _, r := range []string{"MSG-EDIT", "MSG-GET-ONE", "PAGE-BEFOREID", "UNREAD-CHAT"} {
+		if !strings.Contains(strings.Join(rep.Applied, " "), r) {
+			t.Errorf("%s was not applied after the soft breach: applied %v", r, rep.Applied)
+		}
+	}
+	if rep.Operations < 40 {
+		t.Errorf("the run stopped early: %d operations", rep.Operations)
+	}
+}

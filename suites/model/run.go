@@ -159,9 +159,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}()
 	runs, room, walked := 0, map[string]*shown{}, false
+	var soft *Finding
+	defer func() {
+		if rep.Finding == nil && rep.Blocked == "" && soft != nil {
+			rep.Finding = soft // a breach the sequences went on past, reported as met (not shrunk)
+		}
+	}()
 	exec := func(ops []op) (*machine, any) {
 		runs++
-		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, walked: &walked, marked: map[int]bool{}}
+		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, walked: &walked, soft: &soft, marked: map[int]bool{}}
 		end := m.exec(ops)
 		rep.Requests += m.reqs
 		rep.Operations += len(m.steps)
