@@ -10,6 +10,7 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/chatrooms/conformance/spec"
 )
@@ -42,9 +43,9 @@ type decl struct {
 
 // it declares one check: Ginkgo's It with the requirement labels and the
 // spec timeout added, whose body receives the environment bound to the
-// spec's context.
+// spec's context. Ginkgo reports the check at the line that calls it.
 func (d decl) it(text string, labels Labels, body func(e *Env)) {
-	It(text, labels, d.decorations(), func(ctx SpecContext) {
+	It(text, labels, Offset(1), d.decorations(), func(ctx SpecContext) {
 		e := d.bind(ctx)
 		defer e.noteBlocker()
 		body(e)
@@ -56,7 +57,7 @@ func (d decl) it(text string, labels Labels, body func(e *Env)) {
 // requirement ids to the entries when each entry verifies its own). body
 // receives the bound environment and the entry's parameter.
 func (d decl) table(text string, labels Labels, body func(e *Env, p any), entries ...TableEntry) {
-	DescribeTable(text, labels, func(ctx SpecContext, p any) {
+	DescribeTable(text, labels, Offset(1), func(ctx SpecContext, p any) {
 		e := d.bind(ctx)
 		defer e.noteBlocker()
 		body(e, p)
@@ -65,7 +66,9 @@ func (d decl) table(text string, labels Labels, body func(e *Env, p any), entrie
 
 // entry is one row of a table: Ginkgo's Entry with the spec timeout added.
 func (d decl) entry(description string, args ...any) TableEntry {
-	return Entry(description, append(d.decorations(), args...)...)
+	// The entry's location is the line that calls entry (Ginkgo takes the
+	// last code location among a node's arguments).
+	return Entry(description, append(append([]any{types.NewCodeLocation(1)}, d.decorations()...), args...)...)
 }
 
 func (d decl) decorations() []any {

@@ -158,7 +158,10 @@ type Check struct {
 	IDs     []string
 	Profile spec.Profile
 	Area    string // the top-level container the check is declared in
-	labels  []string
+	// Declared is where the check is declared (file:line), as Ginkgo
+	// reports it: the line of the area's file that declares it.
+	Declared string
+	labels   []string
 }
 
 // Checks lists every declared check without running any, sorted by name.
@@ -170,7 +173,8 @@ func (s *Suite) Checks() []Check {
 			continue
 		}
 		labels := sr.Labels()
-		out = append(out, Check{Name: sr.FullText(), IDs: conformance.RequirementIDs(labels), Profile: conformance.ProfileOf(labels), Area: areaOf(sr.ContainerHierarchyTexts), labels: labels})
+		out = append(out, Check{Name: sr.FullText(), IDs: conformance.RequirementIDs(labels), Profile: conformance.ProfileOf(labels), Area: areaOf(sr.ContainerHierarchyTexts),
+			Declared: fmt.Sprintf("%s:%d", sr.LeafNodeLocation.FileName, sr.LeafNodeLocation.LineNumber), labels: labels})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
