@@ -53,6 +53,8 @@ func hostile(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<html><body>Welcome %s</body></html>", html.EscapeString(tok))
 	case strings.HasPrefix(tok, "garbled"):
 		fmt.Fprintf(w, `[{"id": "x", `)
+	case strings.HasPrefix(tok, "numid"): // the wrong type, still usable
+		fmt.Fprintf(w, `[{"id": %s, "username": "u-%s"}]`, strings.TrimPrefix(tok, "numid-"), strings.TrimPrefix(tok, "numid-"))
 	case strings.HasPrefix(tok, "object"):
 		fmt.Fprintf(w, `{"id":"x","username":"y"}`)
 	case strings.HasPrefix(tok, "queryonly"):
@@ -101,6 +103,7 @@ func TestPreflightTellsTheDescriptionFromTheServer(t *testing.T) {
 		{tokens: []string{"good1", "good2"}, ids: []string{"7", "8"}, want: want{desc: []string{"users[0].id", "users[1].id"}}},
 		{tokens: []string{"good1", "good2"}, ids: []string{"2", "1"}}, // the server mixes described users up: left to the AUTH-CURRENT-USER check
 		{tokens: []string{"queryonly-1"}},
+		{tokens: []string{"numid-17"}}, // an id written as a number: the document checker's to report; the run goes on
 		{tokens: []string{"good1", "crash-2"}, want: want{server: "users[1]"}},
 		{tokens: []string{"html-1"}, want: want{server: "users[0]"}},
 		{tokens: []string{"garbled-1"}, want: want{server: "users[0]"}},
