@@ -49,6 +49,7 @@ func (d decl) it(text string, labels Labels, body func(e *Env)) {
 		e := d.bind(ctx)
 		defer e.noteBlocker()
 		body(e)
+		e.failLater()
 	})
 }
 
@@ -61,6 +62,7 @@ func (d decl) table(text string, labels Labels, body func(e *Env, p any), entrie
 		e := d.bind(ctx)
 		defer e.noteBlocker()
 		body(e, p)
+		e.failLater()
 	}, entries)
 }
 
@@ -87,6 +89,7 @@ func (d decl) bind(ctx SpecContext) *Env {
 	e.ctx = ctx
 	e.ids = RequirementIDs(CurrentSpecReport().Labels())
 	e.blocker, e.judging, e.soft, e.judged = new(string), new(string), map[string]bool{}, map[string]bool{}
+	e.later = new([]laterFail)
 	e.left = &leftover{ids: map[int]map[string][]string{}}
 	DeferCleanup(e.markLeftRead)
 	return &e

@@ -58,8 +58,12 @@ type Env struct {
 	judging *string         // the requirement the assertions under way are about
 	soft    map[string]bool // requirements recorded as soft failures (see softly)
 	judged  map[string]bool // own requirements whose verifies blocks held (see verifies)
-	left    *leftover
-	gen     *generated // the run's generated-request engine, shared by every check
+	// later holds breaches of the check's own requirements on answers the
+	// check could go on with (see softViolations): each fails the check
+	// once the rest of it has been judged.
+	later *[]laterFail
+	left  *leftover
+	gen   *generated // the run's generated-request engine, shared by every check
 }
 
 // NewEnv discovers what the description left out, through o.Client.

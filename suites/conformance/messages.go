@@ -21,6 +21,9 @@ func messageSpecs(d decl) {
 			// whose shape an empty list never shows.
 			// The last send is a status update: its answer follows the same rules.
 			var m Message
+			// Another success carrying the message is judged last, so the
+			// defaults and the shape are judged on it first.
+			var other *client.Response
 			for i := range 6 {
 				text, _ := e.text()
 				body := map[string]any{"text": text + " see https://example.com/notes?page=2 and #42"}
@@ -28,7 +31,13 @@ func messageSpecs(d decl) {
 					body["status"] = true
 				}
 				resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(e.writeRoom()), Body: body})
-				e.verifies("MSG-SEND-200", func() { e.expectOK(resp, &m) })
+				if resp.Status/100 == 2 && resp.Status != 200 && resp.JSON(&m) == nil && m.ID != "" {
+					if other == nil {
+						other = resp
+					}
+				} else {
+					e.verifies("MSG-SEND-200", func() { e.expectOK(resp, &m) })
+				}
 				e.verifies("MSG-SEND-DEFAULTS", func() {
 					Expect(m.V).To(Equal(1), "v of a new message (send %d of 6)", i+1)
 					Expect(m.Unread).To(BeFalse(), "unread of a new message (send %d of 6)", i+1)
@@ -44,6 +53,12 @@ func messageSpecs(d decl) {
 			e.list(0, e.writeRoom(), q("limit", "20"))
 			var found []Message
 			e.glance(0, messagesPath(e.writeRoom()), q("q", "notes", "limit", "10"), &found)
+			// Every answer of the check was validated on arrival: a shape
+			// violation would have ended it there.
+			e.verifies("MSG-SHAPE", func() {})
+			if other != nil {
+				e.verifies("MSG-SEND-200", func() { e.expectOK(other, nil) })
+			}
 		})
 
 		d.it("keeps the text unchanged and names the sender as fromUser", reqs("MSG-SEND-TEXT"), func(e *Env) {

@@ -153,7 +153,9 @@ func (m *machine) softly(req string, ok bool, format string, args ...any) {
 	}
 	m.applied[req] = true
 	if !ok && *m.soft == nil {
-		*m.soft = finding(m, violation{req: req, text: fmt.Sprintf(format, args...)})
+		f := finding(m, violation{req: req, text: fmt.Sprintf(format, args...)})
+		f.WentOn, f.Sequence = true, m.seq-1
+		*m.soft = f
 	}
 }
 

@@ -74,11 +74,17 @@ type Finding struct {
 	// Intermittent says the failure did not come back when the sequence
 	// was replayed, so it was not shrunk.
 	Intermittent bool
+	// Went on says the answer could be used and the sequences went on
+	// past it (see machine.softly): the sequence is shown as far as it was
+	// when the breach was met, not shrunk.
+	WentOn bool
 }
 
 func (f *Finding) String() string {
 	var b strings.Builder
-	if f.Intermittent {
+	if f.WentOn {
+		fmt.Fprintf(&b, "%s\nsequence %d of the model's draws, up to the breach (%d operations; the answer could be used, so the sequences went on and it was not shrunk):\n", f.Statement, f.Sequence+1, len(f.Steps))
+	} else if f.Intermittent {
 		fmt.Fprintf(&b, "%s\nsequence %d of the model's draws (%d operations; replayed, it did not fail again, so it was not shrunk):\n", f.Statement, f.Sequence+1, len(f.Steps))
 	} else {
 		fmt.Fprintf(&b, "%s\nsequence %d of the model's draws (shrunk from %d to %d operations):\n", f.Statement, f.Sequence+1, f.Drawn, len(f.Steps))
