@@ -70,16 +70,20 @@ func (e *Env) noteSoft(req, text string) {
 
 // softViolations records violations that leave the answer usable — a 2xx
 // the operation does not document, a Content-Type other than JSON's on a
-// JSON body — as soft failures of the requirements they break, when none
-// of them is the check's own; anything else is left to failOn.
+// JSON body, and inside a step (which reads only what it needs, and blocks
+// when that is missing) any breach of the document on a 2xx JSON answer —
+// as soft failures of the requirements they break, or, for the check's
+// own, as its verdict once the rest is judged; anything else is left to
+// failOn.
 func (e *Env) softViolations(resp *client.Response, violations []spec.Violation) bool {
 	if !usableAnswer(resp) {
 		return false
 	}
+	inStep := *e.blocker != ""
 	var broken []string
 	for _, v := range violations {
 		r := blame(resp.Operation, v)
-		if r == "" || v.Side != "response" || (v.Rule != "status" && v.Rule != "content-type") {
+		if r == "" || v.Side != "response" || (v.Rule != "status" && v.Rule != "content-type" && (!inStep || slices.Contains(e.ids, r))) {
 			return false
 		}
 		broken = append(broken, r)
