@@ -75,7 +75,8 @@ const (
 //     sent (the JSON report's `requests` of each check);
 //   - in-flight: the most requests in flight at once after the set-up;
 //   - critical-path-s: (setup-waits + longest-check-waits) × delay;
-//   - wall/critical: wall-s / critical-path-s;
+//   - wall/critical: wall-s / critical-path-s; own-s: wall-s − waits ×
+//     delay, the run's time not spent waiting for a delayed answer;
 //   - conns: TCP connections the run opened to the server's HTTPS port;
 //     plain-conns: those opened to the same port over plain http (the
 //     checks that the API is not served without TLS: one connection per
@@ -131,6 +132,7 @@ func BenchmarkFarRun(b *testing.B) {
 			if d > 0 {
 				b.ReportMetric(mean(func(r farFigures) float64 { return r.Wall.Seconds() / critical(r) }), "wall/critical")
 			}
+			b.ReportMetric(mean(func(r farFigures) float64 { return r.Wall.Seconds() - float64(r.Waits)*d.Seconds() }), "own-s")
 			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Conns) }), "conns")
 			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.PlainConns) }), "plain-conns")
 			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Protocols["HTTP/2.0"]) }), "h2-answers")
@@ -142,6 +144,7 @@ func BenchmarkFarRun(b *testing.B) {
 					"the most requests, %d in %d waits: %q; checks sending some at once (waits of requests): %s; at most %d in flight after the set-up",
 					d, r.Wall.Round(time.Millisecond), r.Requests, r.Waits, r.SetupRequests, r.SetupWaits, r.Checks, r.LongestCheck, r.LongestRequests, r.LongestName,
 					r.MostRequests, r.MostWaits, r.MostName, strings.Join(r.Overlapping, "; "), r.InFlight)
+				b.Logf("delay %s: the longest checks, in waits of requests: %s", d, strings.Join(r.Longest, "; "))
 				b.Logf("delay %s: %d TLS connections, %d plain-http connections, answers by protocol %v, %d over a reused connection; exit %d",
 					d, r.Conns, r.PlainConns, r.Protocols, r.Reused, r.Exit)
 				if r.Requests != r.SetupRequests+r.CheckRequests {
@@ -187,6 +190,7 @@ type farFigures struct {
 	MostRequests, MostWaits       int
 	MostName                      string
 	Overlapping                   []string // checks that sent some requests at once
+	Longest                       []string // the five checks with the most waits
 	Checks                        int      // checks that sent a request
 	Conns                         int      // TCP connections to the HTTPS port
 	PlainConns                    int      // TCP connections for plain-http probes
@@ -261,6 +265,7 @@ func farRunChild(delay, out string) int {
 	}
 	f := farFigures{Wall: wall, SetupRequests: res.setupRequests, SetupWaits: res.setupWaits, Waits: res.setupWaits, Exit: res.ExitCode()}
 	seen := map[string]bool{}
+	var byWaits []CheckResult
 	for _, req := range res.Requirements {
 		for _, c := range req.Checks {
 			if c.of != "" || seen[c.Name] {
@@ -278,6 +283,7 @@ func farRunChild(delay, out string) int {
 				continue
 			}
 			f.Checks++
+			byWaits = append(byWaits, c)
 			f.CheckRequests += c.Requests
 			f.Waits += c.waits
 			if c.waits > f.LongestCheck {
@@ -290,6 +296,10 @@ func farRunChild(delay, out string) int {
 				f.Overlapping = append(f.Overlapping, fmt.Sprintf("%s (%d of %d)", c.Name, c.waits, c.Requests))
 			}
 		}
+	}
+	slices.SortStableFunc(byWaits, func(a, b CheckResult) int { return b.waits - a.waits })
+	for _, c := range byWaits[:min(5, len(byWaits))] {
+		f.Longest = append(f.Longest, fmt.Sprintf("%d of %d %q", c.waits, c.Requests, c.Name))
 	}
 	slices.Sort(f.NotPassed)
 	slices.Sort(f.Overlapping)
