@@ -249,6 +249,16 @@ func TestTheCauseComesFirst(t *testing.T) {
 		i := strings.Index(verbose, root)
 		t.Errorf("-v prints paths of the build machine: …%s…", verbose[max(0, i-60):min(len(verbose), i+100)])
 	}
+	// A send answered 201 with the message blocks nothing (the checks go
+	// on with the message); one answered 202 with no body blocks the
+	// checks that need a message, and -v lists them.
+	desc2 := filepath.Join(t.TempDir(), "fault2.json")
+	stop2, err := planted.Serve("MSG-SEND-200/shape#2", 3, desc2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop2)
+	_, verbose = chatconform(t, "--target", desc2, "--seed", "3", "--label-filter", "MSG-SEND-200 || MSG-EDIT || MSG-GET-ONE || MSG-SEND-STORED", "-v")
 	if !strings.Contains(verbose, "BLOCKED: ") {
 		t.Error("-v does not list the blocked checks")
 	}
