@@ -321,31 +321,10 @@ func heldOut2Detectors() map[string]func(p *probe) bool {
 // held-out set changes something a client can observe, and that the clean
 // server does not show it.
 func TestHeldOut2DefectsAreVisible(t *testing.T) {
-	detectors := heldOut2Detectors()
-	held := HeldOut2()
-	if len(held) != 40 {
-		t.Fatalf("%d defects in the second held-out set, want 40", len(held))
+	if n := len(HeldOut2()); n != 40 {
+		t.Fatalf("%d defects in the second held-out set, want 40", n)
 	}
-	for _, d := range held {
-		d := d
-		detect, found := detectors[d.Name]
-		if !found {
-			t.Errorf("no detector for held-out defect %s", d.Name)
-			continue
-		}
-		t.Run(d.Name, func(t *testing.T) {
-			t.Parallel()
-			if detect(launch(t, "")) {
-				t.Fatal("clean server shows the defect")
-			}
-			if !detect(launch(t, d.Name)) {
-				t.Fatal("defect not observable")
-			}
-		})
-	}
-	if len(detectors) != len(held) {
-		t.Errorf("%d detectors for %d held-out defects", len(detectors), len(held))
-	}
+	checkVisible(t, HeldOut2(), heldOut2Detectors())
 }
 
 func TestHeldOut2Catalogue(t *testing.T) {
@@ -384,17 +363,6 @@ func TestHeldOut2Catalogue(t *testing.T) {
 	for name := range Defects() {
 		if seen[name] {
 			t.Errorf("Defects() lists held-out defect %s", name)
-		}
-	}
-}
-
-// TestHeldOut2Requirements checks that each defect of the second set names a
-// core, checkable requirement, as the first set's test does.
-func TestHeldOut2Requirements(t *testing.T) {
-	usable := coreRequirements(t)
-	for _, d := range HeldOut2() {
-		if !usable[d.Requirement] {
-			t.Errorf("%s: %q is not a core, checkable requirement", d.Name, d.Requirement)
 		}
 	}
 }

@@ -278,8 +278,11 @@ var heldOutCatalogue = []HeldOutDefect{
 }
 
 // HeldOut lists the held-out defects, sorted by name.
-func HeldOut() []HeldOutDefect {
-	out := append([]HeldOutDefect(nil), heldOutCatalogue...)
+func HeldOut() []HeldOutDefect { return byName(heldOutCatalogue) }
+
+// byName returns a copy of a catalogue sorted by name.
+func byName(catalogue []HeldOutDefect) []HeldOutDefect {
+	out := append([]HeldOutDefect(nil), catalogue...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
@@ -347,11 +350,7 @@ var heldOut2Catalogue = []HeldOutDefect{
 }
 
 // HeldOut2 lists the second held-out set, sorted by name.
-func HeldOut2() []HeldOutDefect {
-	out := append([]HeldOutDefect(nil), heldOut2Catalogue...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
+func HeldOut2() []HeldOutDefect { return byName(heldOut2Catalogue) }
 
 func knownDefect(name string) bool {
 	if _, ok := defectCatalogue[name]; ok {
