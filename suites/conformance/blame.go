@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
 )
 
 // operationRequirement is the requirement an operation's plain success
@@ -163,3 +164,14 @@ func blame(op string, v spec.Violation) string {
 // blame): what a recorded exchange's violations count against when a run
 // is judged again from its record.
 func Blame(op string, v spec.Violation) string { return blame(op, v) }
+
+// DocumentBlame is the requirement the document checker reports a
+// violation of a recorded exchange under, at profile p ("" when it reports
+// none): only the answer's violations count, and at core not the status
+// of a deliberately invalid request, which the document leaves open.
+func DocumentBlame(x *client.Exchange, v spec.Violation, p spec.Profile) string {
+	if v.Side != "response" || (x.Invalid && p == spec.Core && v.Rule == "status") {
+		return ""
+	}
+	return blame(x.Operation, v)
+}

@@ -8,7 +8,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/generate"
 )
 
@@ -115,10 +114,7 @@ func (e *Env) documentOwners(f generate.Failure) []string {
 		if v.Side != "response" {
 			continue
 		}
-		id := ""
-		if !(x.Invalid && e.Profile == spec.Core && v.Rule == "status") { // as the document checker reads it
-			id = Blame(x.Operation, v)
-		}
+		id := DocumentBlame(x, v, e.Profile)
 		if id == "" {
 			return nil
 		}

@@ -99,10 +99,7 @@ func documentChecks(rec *client.Recorder, p spec.Profile) map[string][]CheckResu
 	for _, x := range rec.Exchanges() {
 		byReq := map[string][]string{}
 		for _, v := range x.Violations {
-			if v.Side != "response" || (x.Invalid && p == spec.Core && v.Rule == "status") {
-				continue
-			}
-			if id := conformance.Blame(x.Operation, v); id != "" {
+			if id := conformance.DocumentBlame(x, v, p); id != "" {
 				byReq[id] = append(byReq[id], v.String())
 			}
 		}
