@@ -42,7 +42,7 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	full := fs.Bool("full", false, "run every fault against the whole core profile, not only the checks of its requirement")
 	variants := fs.Bool("variants", false, "run the conforming variants only, no fault")
 	faultsOnly := fs.Bool("faults", false, "run the planted faults only, no variant")
-	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`, or whose origin it names (held-out, model, ...)")
+	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`, or whose origin it names (held-out, model, ...); several separated by commas")
 	except := fs.String("except", "", "leave out the faults and variants whose name contains this `text`, or whose origin it names; several separated by commas")
 	listOnly := fs.Bool("list", false, "list the faults and variants (those --only and --variants select) by name, with what each does, and run nothing")
 	worldsN := fs.Int("worlds", 50, "run the core profile against this many generated world `shapes` (0: none)")

@@ -7,6 +7,7 @@ package conformance
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -92,8 +93,14 @@ func (d decl) bind(ctx SpecContext) *Env {
 	e.later = new([]laterFail)
 	e.left = &leftover{ids: map[int]map[string][]string{}}
 	DeferCleanup(e.markLeftRead)
+	running.Store(&e)
+	DeferCleanup(func() { running.CompareAndSwap(&e, nil) })
 	return &e
 }
+
+// running is the environment of the check under way (Ginkgo runs one at a
+// time), for helpers that are not methods of it to name what blocks it.
+var running atomic.Pointer[Env]
 
 // reqs returns the labels of a check verifying the given requirement ids:
 // the ids plus the profile of the strictest of them. An unknown id panics

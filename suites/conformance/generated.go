@@ -111,7 +111,7 @@ func (e *Env) documentOwners(f generate.Failure) []string {
 	}
 	var owners []string
 	for _, v := range x.Violations {
-		if v.Side != "response" {
+		if v.Side != "response" || v.Rule == "cut" {
 			continue
 		}
 		id := DocumentBlame(x, v, e.Profile)

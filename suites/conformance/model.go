@@ -3,6 +3,7 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -100,6 +101,11 @@ func (e *Env) judgeModel(a modelArea, rep *model.Report) {
 	for _, r := range rep.Applied {
 		if r != failed {
 			e.verifies(r, func() {})
+		}
+	}
+	for _, r := range e.ids {
+		if r != failed && !slices.Contains(rep.Applied, r) {
+			AddReportEntry(EntryNotApplied, r+"\nno sequence of the model's draws applied a statement of "+r+" in this run")
 		}
 	}
 	if rep.Finding != nil {

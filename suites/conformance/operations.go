@@ -98,7 +98,7 @@ func (e *Env) markRead(u int, room string, ids ...string) {
 	GinkgoHelper()
 	e.step("UNREAD-MARK-READ", func() {
 		resp := e.call(u, client.Request{Method: "POST", Path: unreadPath(e.me(u), room), Body: map[string]any{"chat": ids}})
-		expectSuccess(resp)
+		e.expectSuccess(resp)
 	})
 }
 
@@ -120,8 +120,11 @@ func (e *Env) searchIDs(g Gomega, room, query string) []string {
 	GinkgoHelper()
 	var ms []Message
 	resp := e.call(0, requestList(room, q("q", query, "limit", "10")))
+	if r := refusedPlace(resp); r != "" {
+		e.lacking(r, explain(resp, "status"))
+	}
 	g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
-	g.Expect(resp.JSON(&ms)).To(Succeed(), "%s", explain(resp, "body"))
+	e.decode(resp, &ms)
 	return idsOf(ms)
 }
 
@@ -196,8 +199,11 @@ func (e *Env) peek(g Gomega, u int, room, id string) Message {
 	GinkgoHelper()
 	resp := e.call(u, client.Request{Method: "GET", Path: messagesPath(room) + "/" + id})
 	var m Message
+	if r := refusedPlace(resp); r != "" {
+		e.lacking(r, explain(resp, "status"))
+	}
 	g.Expect(resp.Status).To(Equal(200), "user %d reads message %s: %s", u+1, id, explain(resp, "status"))
-	g.Expect(resp.JSON(&m)).To(Succeed(), "%s", explain(resp, "body"))
+	e.decode(resp, &m)
 	return m
 }
 
@@ -225,7 +231,7 @@ func (e *Env) listedAs(u int, room, id, newer string) Message {
 	}
 	for _, m := range e.list(u, room, q("beforeId", newer, "limit", "100")) {
 		if m.ID == id {
-			e.noteSoft("PAGE-AROUNDID", fmt.Sprintf("GET %s?aroundId=%s&limit=10 as user %d left out its anchor, which the page before a newer message holds", messagesPath(room), id, u+1))
+			e.noteSoft("PAGE-AROUNDID", "listMessages aroundId leaves out its anchor", fmt.Sprintf("GET %s?aroundId=%s&limit=10 as user %d left out its anchor, which the page before a newer message holds", messagesPath(room), id, u+1))
 			return m
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -39,6 +40,12 @@ const (
 	// another of its requirements, this one was judged all the same, and
 	// the runner counts it as passed rather than blocked.
 	EntryJudged = "judged"
+	// EntryNotApplied names a requirement of the check's own that the check
+	// passed without judging (the model's sequences never applied its
+	// statement, say): the value is the id, a newline, and why. The runner
+	// counts the check as SKIP for it, so a pass is never claimed for what
+	// was not judged.
+	EntryNotApplied = "not-applied"
 )
 
 // usableAnswer reports whether a check can go on with an answer that broke
@@ -55,35 +62,62 @@ func (e *Env) softly(req string, resp *client.Response, what string) bool {
 	if req == "" || slices.Contains(e.ids, req) || !usableAnswer(resp) {
 		return false
 	}
-	e.noteSoft(req, explain(resp, what))
+	e.noteSoft(req, signature(req, resp), explain(resp, what))
 	return true
 }
 
 // noteSoft records a soft failure of req (not one of the check's own),
-// once per check.
-func (e *Env) noteSoft(req, text string) {
+// once per check. sig names the breach whichever check met it, so the
+// reports show one breach once, with how many checks met it.
+func (e *Env) noteSoft(req, sig, text string) {
 	if !e.soft[req] {
 		e.soft[req] = true
-		AddReportEntry(EntrySoftFail, req+"\n"+text)
+		AddReportEntry(EntrySoftFail, req+"\n"+sig+"\n"+text)
 	}
+}
+
+// signature names what resp breaks of req independently of the check and
+// of the values: the operation and each violated rule of req with where
+// it sits, array positions left out ("sendMessage minimum $.v"); for an
+// answer that breaks req with nothing the document names, its status.
+func signature(req string, resp *client.Response) string {
+	var parts []string
+	for _, v := range resp.Violations {
+		if v.Rule != "cut" && blame(resp.Operation, v) == req {
+			part := v.Rule + " " + arrayIndex.ReplaceAllString(v.Location, "[]")
+			if !slices.Contains(parts, part) {
+				parts = append(parts, part)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("%s status %d", resp.Operation, resp.Status)
+	}
+	slices.Sort(parts)
+	return resp.Operation + " " + strings.Join(parts, ", ")
 }
 
 // softViolations records violations that leave the answer usable — a 2xx
 // the operation does not document, a Content-Type other than JSON's on a
-// JSON body, and inside a step (which reads only what it needs, and blocks
-// when that is missing) any breach of the document on a 2xx JSON answer —
-// as soft failures of the requirements they break, or, for the check's
-// own, as its verdict once the rest is judged; anything else is left to
-// failOn.
+// JSON body, and any breach of another requirement than the check's own on
+// a 2xx JSON answer that is still what the operation returns (a field of
+// the wrong shape, say, not an object where a list belongs) — as soft
+// failures of the requirements they break, or, for the check's own, as
+// its verdict once the rest is judged.
+// The check goes on with the answer; when it needs what the answer lacks,
+// the owner of the breach blocks it then (see lacking). Anything else is
+// left to failOn.
 func (e *Env) softViolations(resp *client.Response, violations []spec.Violation) bool {
 	if !usableAnswer(resp) {
 		return false
 	}
-	inStep := *e.blocker != ""
 	var broken []string
 	for _, v := range violations {
+		if v.Rule == "cut" {
+			continue // the note that more were left out; the shown ones answer
+		}
 		r := blame(resp.Operation, v)
-		if r == "" || v.Side != "response" || (v.Rule != "status" && v.Rule != "content-type" && (!inStep || slices.Contains(e.ids, r))) {
+		if r == "" || v.Side != "response" || (v.Rule != "status" && v.Rule != "content-type" && structural(resp.Operation, v)) {
 			return false
 		}
 		broken = append(broken, r)
@@ -102,6 +136,23 @@ func (e *Env) softViolations(resp *client.Response, violations []spec.Violation)
 		e.softly(r, resp, what)
 	}
 	return true
+}
+
+// holdsLater applies a statement of req, one of the check's own, about an
+// answer the check goes on with: a breach is req's verdict, given once the
+// rest of the check is judged (see failLater); req counts as judged only
+// when it held.
+func (e *Env) holdsLater(req string, ok bool, format string, args ...any) {
+	if !slices.Contains(e.ids, req) {
+		panic("conformance: a check verifies " + req + " without naming it")
+	}
+	breached := slices.ContainsFunc(*e.later, func(l laterFail) bool { return l.req == req })
+	switch {
+	case ok && !breached:
+		e.verifies(req, func() {})
+	case !ok && !breached:
+		*e.later = append(*e.later, laterFail{req: req, text: fmt.Sprintf(format, args...)})
+	}
 }
 
 // laterFail is a breach of one of the check's own requirements on an
@@ -187,6 +238,24 @@ func (e *Env) verifies(req string, f func()) {
 		e.judged[req] = true
 		AddReportEntry(EntryJudged, req)
 	}
+}
+
+// lacking fails the check because an answer lacks what the check needs of
+// it (a field, a parseable value, a success): req, the requirement that
+// owns what is missing, answers for it. When req is one of the check's own,
+// the failure is req's verdict; otherwise req blocks the check, as a step of
+// req would, and its own checks give the verdict. Any step or judgement
+// under way gives way: what is missing is req's, not theirs.
+func (e *Env) lacking(req, text string) {
+	GinkgoHelper()
+	switch {
+	case req == "":
+	case slices.Contains(e.ids, req):
+		*e.blocker, *e.judging = "", req
+	default:
+		*e.blocker = req
+	}
+	Fail(text)
 }
 
 // noteBlocker runs when a check's body returns or unwinds: a step that did

@@ -37,34 +37,36 @@ func paginationSpecs(d decl) {
 					order := newKnownOrder(seeded)
 					seen := map[string]bool{}
 					var cursor *Message
-					short := false // the walk ended on a page shorter than limit
-					page := e.list(0, room, q("limit", strconv.Itoa(limit)))
-					for pages := 1; ; pages++ {
-						e.verifies("PAGE-LIMIT", func() {
-							Expect(len(page)).To(BeNumerically("<=", limit), "page %d holds %d messages", pages, len(page))
-						})
-						reachedOlder := false
-						inPage := map[string]bool{}
-						for _, m := range page {
-							Expect(inPage).NotTo(HaveKey(m.ID), "message %s came twice in page %d", m.ID, pages)
-							inPage[m.ID] = true
-							if cursor != nil && (m.ID == cursor.ID || order.older(*cursor, m)) {
-								Fail(fmt.Sprintf("page %d (beforeId=%s) holds %s, which is the cursor or newer than it: the walk would repeat messages", pages, cursor.ID, m.ID))
+					short := false                            // the walk ended on a page shorter than limit
+					e.verifies("PAGE-BEFOREID-WALK", func() { // a repeat, a newer message or no end is the walk's
+						page := e.list(0, room, q("limit", strconv.Itoa(limit)))
+						for pages := 1; ; pages++ {
+							e.verifies("PAGE-LIMIT", func() {
+								Expect(len(page)).To(BeNumerically("<=", limit), "page %d holds %d messages", pages, len(page))
+							})
+							reachedOlder := false
+							inPage := map[string]bool{}
+							for _, m := range page {
+								Expect(inPage).NotTo(HaveKey(m.ID), "message %s came twice in page %d", m.ID, pages)
+								inPage[m.ID] = true
+								if cursor != nil && (m.ID == cursor.ID || order.older(*cursor, m)) {
+									Fail(fmt.Sprintf("page %d (beforeId=%s) holds %s, which is the cursor or newer than it: the walk would repeat messages", pages, cursor.ID, m.ID))
+								}
+								seen[m.ID] = true
+								if parseTime(m.Sent).Before(firstSent) {
+									reachedOlder = true
+								}
 							}
-							seen[m.ID] = true
-							if parseTime(m.Sent).Before(firstSent) {
-								reachedOlder = true
+							if len(page) < limit || reachedOlder || len(seen) >= len(want) && allSeen(want, seen) {
+								short = len(page) < limit
+								break // walked past our oldest message, or the room's history ended
 							}
+							Expect(pages).To(BeNumerically("<", 2000), "the walk does not end")
+							c := order.oldest(page)
+							cursor = &c
+							page = e.list(0, room, q("limit", strconv.Itoa(limit), "beforeId", c.ID))
 						}
-						if len(page) < limit || reachedOlder || len(seen) >= len(want) && allSeen(want, seen) {
-							short = len(page) < limit
-							break // walked past our oldest message, or the room's history ended
-						}
-						Expect(pages).To(BeNumerically("<", 2000), "the walk does not end")
-						c := order.oldest(page)
-						cursor = &c
-						page = e.list(0, room, q("limit", strconv.Itoa(limit), "beforeId", c.ID))
-					}
+					})
 					missing := 0
 					for id := range want {
 						if !seen[id] {

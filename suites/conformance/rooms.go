@@ -138,37 +138,39 @@ func roomSpecs(d decl) {
 					others = append(others, u)
 				}
 			}
-			resp := e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room})
-			expectSuccess(resp)
-			e.eventually(func(g Gomega) {
-				g.Expect(idSetRooms(e.rooms(0, "rooms"))).NotTo(HaveKey(room), "the hidden room %s is still in user 1's rooms list", room)
+			e.verifies("ROOM-HIDE", func() { // the entry's shape was judged above; the rest is the hide's
+				resp := e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room})
+				e.expectSuccess(resp)
+				e.eventually(func(g Gomega) {
+					g.Expect(idSetRooms(e.rooms(0, "rooms"))).NotTo(HaveKey(room), "the hidden room %s is still in user 1's rooms list", room)
+				})
+				after := idSetRooms(e.rooms(0, "rooms"))
+				Expect(after).NotTo(HaveKey(room), "the hidden room %s is back in user 1's rooms list on the next read", room)
+				for id := range mine {
+					if id != room {
+						Expect(after).To(HaveKey(id), "hiding room %s also took room %s out of user 1's rooms list", room, id)
+					}
+				}
+				for _, u := range others {
+					Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s for user 1 took it out of user %d's rooms list too", room, u+1)
+				}
+				if len(others) == 0 {
+					By("no other described user lists the room, so only user 1's side is checked")
+				}
+				By("hiding it again: what a repeat answers is not shown, but it is no server error and changes nothing")
+				again := e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room})
+				Expect(again.Status).To(BeNumerically("<", 500), "hiding room %s a second time answered %d", room, again.Status)
+				after = idSetRooms(e.rooms(0, "rooms"))
+				Expect(after).NotTo(HaveKey(room), "hiding room %s a second time brought it back into user 1's rooms list", room)
+				for id := range mine {
+					if id != room {
+						Expect(after).To(HaveKey(id), "hiding room %s a second time took room %s out of user 1's rooms list", room, id)
+					}
+				}
+				for _, u := range others {
+					Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s a second time for user 1 took it out of user %d's rooms list", room, u+1)
+				}
 			})
-			after := idSetRooms(e.rooms(0, "rooms"))
-			Expect(after).NotTo(HaveKey(room), "the hidden room %s is back in user 1's rooms list on the next read", room)
-			for id := range mine {
-				if id != room {
-					Expect(after).To(HaveKey(id), "hiding room %s also took room %s out of user 1's rooms list", room, id)
-				}
-			}
-			for _, u := range others {
-				Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s for user 1 took it out of user %d's rooms list too", room, u+1)
-			}
-			if len(others) == 0 {
-				By("no other described user lists the room, so only user 1's side is checked")
-			}
-			By("hiding it again: what a repeat answers is not shown, but it is no server error and changes nothing")
-			again := e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room})
-			Expect(again.Status).To(BeNumerically("<", 500), "hiding room %s a second time answered %d", room, again.Status)
-			after = idSetRooms(e.rooms(0, "rooms"))
-			Expect(after).NotTo(HaveKey(room), "hiding room %s a second time brought it back into user 1's rooms list", room)
-			for id := range mine {
-				if id != room {
-					Expect(after).To(HaveKey(id), "hiding room %s a second time took room %s out of user 1's rooms list", room, id)
-				}
-			}
-			for _, u := range others {
-				Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s a second time for user 1 took it out of user %d's rooms list", room, u+1)
-			}
 		})
 	})
 

@@ -86,7 +86,7 @@ func searchSpecs(d decl) {
 
 func scopeSpecs(d decl) {
 	Describe("Room scope of messages, search and unread state", func() {
-		d.it("keeps a message, its search hits and its unread state to the room it was sent in", reqs("MSG-LIST", "SEARCH-Q", "UNREAD-CHAT"), func(e *Env) {
+		d.it("keeps a message, its search hits and its unread state to the room it was sent in", reqs("MSG-ROOM-SCOPE", "SEARCH-Q", "UNREAD-CHAT"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
 			others := e.otherRooms()
@@ -96,19 +96,29 @@ func scopeSpecs(d decl) {
 			word := e.word()
 			text, _ := e.text()
 			m := e.send(1, room, text+" "+word)
-			e.eventually(func(g Gomega) {
-				g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID), "user 1's unread chat in the room the message was sent to")
-				var hits []Message
-				g.Expect(e.call(0, requestList(room, q("q", word))).JSON(&hits)).To(Succeed())
-				g.Expect(idsOf(hits)).To(ContainElement(m.ID), "searching the room the message was sent to")
+			e.verifies("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID), "user 1's unread chat in the room the message was sent to")
+				})
+			})
+			e.verifies("SEARCH-Q", func() {
+				e.eventually(func(g Gomega) {
+					var hits []Message
+					e.expectOK(e.call(0, requestList(room, q("q", word))), &hits)
+					g.Expect(idsOf(hits)).To(ContainElement(m.ID), "searching the room the message was sent to")
+				})
 			})
 			other := others[0]
 			By("looking for it in another room of user 1")
-			Expect(idsOf(e.list(0, other, q("limit", "100")))).NotTo(ContainElement(m.ID), "a message sent to room %s is listed in room %s", room, other)
-			var hits []Message
-			e.expectOK(e.call(0, requestList(other, q("q", word))), &hits)
-			Expect(idsOf(hits)).NotTo(ContainElement(m.ID), "searching room %s finds a message sent to room %s", other, room)
-			Expect(e.unread(0, other).Chat).NotTo(ContainElement(m.ID), "a message sent to room %s is unread in room %s", room, other)
+			e.verifies("MSG-ROOM-SCOPE", func() {
+				Expect(idsOf(e.list(0, other, q("limit", "100")))).NotTo(ContainElement(m.ID), "a message sent to room %s is listed in room %s", room, other)
+				var hits []Message
+				e.expectOK(e.call(0, requestList(other, q("q", word))), &hits)
+				Expect(idsOf(hits)).NotTo(ContainElement(m.ID), "searching room %s finds a message sent to room %s", other, room)
+			})
+			e.verifies("UNREAD-CHAT", func() {
+				Expect(e.unread(0, other).Chat).NotTo(ContainElement(m.ID), "a message sent to room %s is unread in room %s", room, other)
+			})
 		})
 	})
 }

@@ -53,7 +53,7 @@ func transportSpecs(d decl) {
 				e.step("MSG-SEND-200", func() { e.expectStatus(resp, 200) })
 			}
 			var m Message
-			Expect(resp.JSON(&m)).To(Succeed(), "%s", explain(resp, "body"))
+			e.decode(resp, &m)
 			Expect(m.FromUser.ID).To(Equal(e.me(w)), "a message sent with user %d's token in this place names another sender", w+1)
 		},
 			d.entry("as an Authorization Bearer header", reqs("AUTH-BEARER"), client.Bearer),
@@ -108,9 +108,9 @@ func transportSpecs(d decl) {
 			for i, req := range requests {
 				resp := e.call(0, req)
 				e.expectStatus(resp, 200)
-				expectJSONContentType(resp)
+				e.expectJSONContentType(resp)
 				if i == len(requests)-1 {
-					Expect(resp.JSON(&sent)).To(Succeed(), "%s", explain(resp, "body"))
+					e.decode(resp, &sent)
 				}
 			}
 			more := []client.Request{
@@ -124,9 +124,9 @@ func transportSpecs(d decl) {
 			}
 			for _, req := range more {
 				resp := e.call(0, req)
-				expectSuccess(resp)
+				e.expectSuccess(resp)
 				if len(resp.Body) > 0 { // where the document shows no response, none may come
-					expectJSONContentType(resp)
+					e.expectJSONContentType(resp)
 				}
 			}
 		})
@@ -165,15 +165,19 @@ func transportSpecs(d decl) {
 
 // expectJSONContentType checks the media type and charset of a response,
 // whatever the spelling (case, spaces, parameter order).
-func expectJSONContentType(resp *client.Response) {
+func (e *Env) expectJSONContentType(resp *client.Response) {
 	GinkgoHelper()
-	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	Expect(err).NotTo(HaveOccurred(), "%s", explain(resp, "Content-Type"))
-	Expect(mt).To(Equal("application/json"), "%s", explain(resp, "Content-Type"))
-	Expect(strings.ToLower(params["charset"])).To(Equal("utf-8"), "%s", explain(resp, "Content-Type charset"))
-	var anything any
-	Expect(resp.JSON(&anything)).To(Succeed(), "%s", explain(resp, "body is not JSON"))
-	// JSON is read in UTF-8 here, as the label says: other bytes (Latin-1,
-	// say) decode to replacement characters, which a client cannot undo.
-	Expect(utf8.Valid(resp.Body)).To(BeTrue(), "%s", explain(resp, "body is not UTF-8, though labelled utf-8"))
+	e.verifies("HTTP-JSON-CONTENT-TYPE", func() {
+		mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		Expect(err).NotTo(HaveOccurred(), "%s", explain(resp, "Content-Type"))
+		Expect(mt).To(Equal("application/json"), "%s", explain(resp, "Content-Type"))
+		Expect(strings.ToLower(params["charset"])).To(Equal("utf-8"), "%s", explain(resp, "Content-Type charset"))
+	})
+	e.verifies("HTTP-JSON-BODY", func() {
+		var anything any
+		Expect(resp.JSON(&anything)).To(Succeed(), "%s", explain(resp, "body is not JSON"))
+		// JSON is read in UTF-8 here, as the label says: other bytes (Latin-1,
+		// say) decode to replacement characters, which a client cannot undo.
+		Expect(utf8.Valid(resp.Body)).To(BeTrue(), "%s", explain(resp, "body is not UTF-8, though labelled utf-8"))
+	})
 }

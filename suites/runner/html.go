@@ -30,8 +30,15 @@ type count struct {
 
 type rootCause struct {
 	Req     Requirement
-	Failing []CheckResult
+	Failing []foldedFailure
 	Blocked []CheckResult
+}
+
+// foldedFailure is a failure shown in full once, with the other checks that met
+// the same breach on the way (same signature) folded under it.
+type foldedFailure struct {
+	CheckResult
+	Again []string
 }
 
 func (r *Result) htmlView() htmlView {
@@ -56,19 +63,12 @@ func (r *Result) htmlView() htmlView {
 		}
 	}
 	blockedBy := map[string][]CheckResult{}
-	seen := map[string]bool{}
-	for _, q := range r.Requirements {
-		for _, c := range q.Checks {
-			if seen[c.Name] || c.checkOutcome() != c.Outcome {
-				continue // listed where the check gave its own outcome
-			}
-			seen[c.Name] = true
-			switch c.checkOutcome() {
-			case Blocked:
-				blockedBy[c.BlockedBy] = append(blockedBy[c.BlockedBy], c)
-			case Error, Inconclusive:
-				v.Unjudged = append(v.Unjudged, c)
-			}
+	for _, c := range r.checkList(nil) { // each check once, with the outcome every output counts
+		switch c.Outcome {
+		case Blocked:
+			blockedBy[c.BlockedBy] = append(blockedBy[c.BlockedBy], c)
+		case Error, Inconclusive:
+			v.Unjudged = append(v.Unjudged, c)
 		}
 	}
 	causes := map[string]bool{}
@@ -77,10 +77,17 @@ func (r *Result) htmlView() htmlView {
 			continue
 		}
 		rc := rootCause{Req: q, Blocked: blockedBy[q.ID]}
+		first := map[string]int{} // signature → its row in rc.Failing
 		for _, c := range q.Checks {
-			if c.Outcome == Fail || c.Outcome == Known {
-				rc.Failing = append(rc.Failing, c)
+			if c.Outcome != Fail && c.Outcome != Known {
+				continue
 			}
+			if i, ok := first[c.Signature]; ok && c.Signature != "" {
+				rc.Failing[i].Again = append(rc.Failing[i].Again, c.Name)
+				continue
+			}
+			first[c.Signature] = len(rc.Failing)
+			rc.Failing = append(rc.Failing, foldedFailure{CheckResult: c})
 		}
 		causes[q.ID] = true
 		v.BlockedTotal += len(rc.Blocked)
@@ -150,7 +157,7 @@ reproduce: {{.Curl}}</pre></details>{{end}}
 </body></html>
 {{define "cause"}}<div class="cause{{if .Req.Known}} known{{end}}"><span class="o {{.Req.Verdict}}">{{.Req.Verdict}}</span> <b>{{.Req.ID}}</b>: {{.Req.Text}} <small>{{.Req.Section}}</small>
 {{if .Req.Known}}<br><small>known failure: {{.Req.Known}}</small>{{end}}
-{{range .Failing}}<div><b>{{.Name}}</b>{{if .Duration}} <small>{{readable .Duration}}</small>{{end}}<pre>{{.Message}}</pre></div>{{end}}
+{{range .Failing}}<div><b>{{.Name}}</b>{{if .Duration}} <small>{{readable .Duration}}</small>{{end}}<pre>{{.Message}}</pre>{{if .Again}}<details><summary>the same breach, met on the way by {{len .Again}} other checks too</summary><ul>{{range .Again}}<li>{{.}}</li>{{end}}</ul></details>{{end}}</div>{{end}}
 {{if .Blocked}}<details><summary>{{len .Blocked}} checks blocked by {{.Req.ID}}</summary><ul>{{range .Blocked}}<li><span class="o BLOCKED">BLOCKED</span> {{.Name}} <small>[{{range $i, $id := .IDs}}{{if $i}}, {{end}}{{$id}}{{end}}]</small></li>{{end}}</ul></details>{{end}}
 </div>{{end}}
 `))

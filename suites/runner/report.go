@@ -19,8 +19,17 @@ import (
 	"github.com/chatrooms/conformance/suites/conformance"
 )
 
+// ReportFormat is the version of the JSON report's shape, written as its
+// "format" field. Bump it when a field changes meaning or goes away (a new
+// field is no reason to), and regenerate report.schema.json with it.
+const ReportFormat = 1
+
+//go:generate go run ./internal/reportschema/gen.go report.schema.json
+
 // Result is a run organised by requirement.
 type Result struct {
+	// Format is the version of the report's shape: ReportFormat.
+	Format int `json:"format"`
 	// Version is chatconform's version (module version, or "devel").
 	Version string       `json:"version,omitempty"`
 	Profile spec.Profile `json:"profile"`
@@ -99,9 +108,13 @@ type CheckResult struct {
 	BlockedBy string   `json:"blockedBy,omitempty"`
 	// Fails names, for a failed check verifying several requirements, the
 	// one it failed on; it did not judge the others.
-	Fails    string        `json:"fails,omitempty"`
-	Message  string        `json:"message,omitempty"`
-	Duration time.Duration `json:"durationNs,omitempty"`
+	Fails   string `json:"fails,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Signature names the breach a failure on the way is about, whichever
+	// check met it (the operation, the rule and where): rows of one
+	// requirement with one signature are one finding met several times.
+	Signature string        `json:"signature,omitempty"`
+	Duration  time.Duration `json:"durationNs,omitempty"`
 	// Requests is how many requests the check sent: every attempt (429 and
 	// 503 answers waited out count once each), its clean-up and a liveness
 	// probe the run sent before it included.
@@ -112,6 +125,9 @@ type CheckResult struct {
 	// judged are the check's requirements whose assertions all ran and
 	// held (conformance.EntryJudged), even if it then stopped on another.
 	judged []string
+	// notApplied are the check's requirements it passed without judging,
+	// with why (conformance.EntryNotApplied): SKIP for those.
+	notApplied map[string]string
 	// of names the check this result is part of, when it is not the
 	// check's own row: a failure a check recorded on the way about another
 	// requirement (conformance.EntrySoftFail) counts as that check's.
@@ -134,7 +150,7 @@ const (
 
 func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed uint64, url string, d time.Duration, rec *client.Recorder, extra map[string][]CheckResult) *Result {
 	cat, _ := spec.LoadCatalogue()
-	res := &Result{Profile: p, Target: url, Seed: seed, Duration: d, Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{}}
+	res := &Result{Format: ReportFormat, Profile: p, Target: url, Seed: seed, Duration: d, Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{}}
 	var refused []time.Time // when the target answered 429 or 503
 	if rec != nil {
 		for _, x := range rec.Exchanges() {
@@ -165,6 +181,9 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 		for _, id := range cr.IDs {
 			c := cr // as listed under id: blocked where it failed on another of its requirements
 			c.whole, c.Outcome = cr.Outcome, cr.outcomeFor(id)
+			if why, ok := cr.notApplied[id]; ok && c.Outcome == Pass {
+				c.Outcome, c.Message = Skip, why
+			}
 			if c.Outcome == Blocked && c.BlockedBy == "" {
 				c.BlockedBy = cr.Fails
 			}
@@ -174,6 +193,7 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 	for id, cs := range extra {
 		byID[id] = append(byID[id], cs...)
 	}
+	dropEchoes(byID)
 	if cat != nil {
 		for _, req := range cat.Requirements {
 			if !req.InProfile(p) {
@@ -204,6 +224,27 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 	}
 	res.tally(selected)
 	return res
+}
+
+// dropEchoes removes, from the rows by requirement, a failure a check
+// recorded on the way about R when R then blocked that check: the block
+// already names R, and R's failure is told where it fails for itself. It
+// stays where nothing else fails R, so the block names a failure.
+func dropEchoes(byID map[string][]CheckResult) {
+	blockedBy := map[string]string{} // check → what blocked it
+	for _, cs := range byID {
+		for _, c := range cs {
+			if c.of == "" && c.whole == Blocked && c.BlockedBy != "" {
+				blockedBy[c.Name] = c.BlockedBy
+			}
+		}
+	}
+	for id, cs := range byID {
+		echo := func(c CheckResult) bool { return c.of != "" && blockedBy[c.of] == id }
+		if slices.ContainsFunc(cs, func(c CheckResult) bool { return c.Outcome == Fail && !echo(c) }) {
+			byID[id] = slices.DeleteFunc(cs, echo)
+		}
+	}
 }
 
 // countRequests gives each check's rows the requests the check sent and
@@ -446,8 +487,15 @@ func checkResult(sr types.SpecReport) CheckResult {
 		}
 	}
 	for _, e := range sr.ReportEntries {
-		if e.Name == conformance.EntryJudged {
+		switch e.Name {
+		case conformance.EntryJudged:
 			cr.judged = append(cr.judged, e.StringRepresentation())
+		case conformance.EntryNotApplied:
+			id, why, _ := strings.Cut(e.StringRepresentation(), "\n")
+			if cr.notApplied == nil {
+				cr.notApplied = map[string]string{}
+			}
+			cr.notApplied[id] = why
 		}
 	}
 	cr.Message = cutMessage(cr.Message)
@@ -608,7 +656,9 @@ func (r *Result) print(w io.Writer, verbose bool) {
 		if q.Verdict == Pass || q.Verdict == NotCheckable {
 			continue
 		}
-		blocked := map[string]int{} // blocked checks not listed, by blocker
+		blocked := map[string]int{}    // blocked checks not listed, by blocker
+		met := map[string]string{}     // signature → the first check shown with it
+		again := map[string][]string{} // first check → the others that met the same breach
 		for _, c := range q.Checks {
 			if c.Outcome == Pass || c.Outcome == NotRun {
 				continue
@@ -616,6 +666,13 @@ func (r *Result) print(w io.Writer, verbose bool) {
 			if c.Outcome == Blocked && !verbose {
 				blocked[c.BlockedBy]++
 				continue
+			}
+			if c.Signature != "" {
+				if first, ok := met[c.Signature]; ok {
+					again[first] = append(again[first], c.Name)
+					continue
+				}
+				met[c.Signature] = c.Name
 			}
 			fmt.Fprintf(w, "               %s: %s\n", c.Outcome, c.Name)
 			switch {
@@ -627,6 +684,18 @@ func (r *Result) print(w io.Writer, verbose bool) {
 				fmt.Fprintf(w, "                 %s\n", strings.ReplaceAll(c.Message, "\n", "\n                 "))
 			}
 			shown[c.Name+c.Outcome.String()] = true
+		}
+		for _, first := range sortedKeys(again) {
+			names := again[first]
+			fmt.Fprintf(w, "               the same breach as \"%s\", met on the way by %s too", cutName(first), plural(len(names), "other check"))
+			if !verbose {
+				fmt.Fprintf(w, " (-v lists them)\n")
+				continue
+			}
+			fmt.Fprintf(w, ":\n")
+			for _, n := range names {
+				fmt.Fprintf(w, "                 %s\n", n)
+			}
 		}
 		for _, by := range sortedKeys(blocked) {
 			fmt.Fprintf(w, "               %s blocked by %s (-v lists them)\n", plural(blocked[by], "check"), by)
@@ -679,6 +748,14 @@ func (r *Result) print(w io.Writer, verbose bool) {
 	fmt.Fprintf(w, "chatconform: %s\n", r.Verdict())
 }
 
+// cutName shortens a check's name for a line that refers back to it.
+func cutName(name string) string {
+	if r := []rune(name); len(r) > 70 {
+		return string(r[:69]) + "…"
+	}
+	return name
+}
+
 // onlyBlocked returns the blocker and the number of q's checks when every
 // check of q that did not pass or run was blocked by that one requirement.
 func onlyBlocked(q Requirement) (string, int) {
@@ -706,13 +783,9 @@ type Cause struct {
 // order, each with its one-line cause.
 func (r *Result) Causes() []Cause {
 	blocked := map[string]int{}
-	seen := map[string]bool{}
-	for _, q := range r.Requirements {
-		for _, c := range q.Checks {
-			if c.Outcome == Blocked && !seen[c.Name] {
-				seen[c.Name] = true
-				blocked[c.BlockedBy]++
-			}
+	for _, c := range r.checkList(nil) { // each check once, as every output counts it
+		if c.Outcome == Blocked {
+			blocked[c.BlockedBy]++
 		}
 	}
 	var out []Cause

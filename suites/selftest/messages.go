@@ -607,6 +607,28 @@ func messageFaults() []Fault {
 					m["v"] = v - 1
 				}
 			})),
+		// Search results hold only the room's messages: MSG-ROOM-SCOPE's statement.
+		BlindRound1.fault("MSG-ROOM-SCOPE/too-wide#3", "a search returns matches from every room of the caller, not only the room of the path",
+			onSuccess("listMessages", func(c *call, x *reply) {
+				q := c.query()
+				if !has(q, "q") || has(q, "beforeId") || has(q, "afterId") || has(q, "aroundId") {
+					return
+				}
+				me, _ := c.caller()
+				list := asList(x.get())
+				search := url.Values{"q": {q.Get("q")}}
+				for _, r := range c.st.world.Rooms {
+					if r.ID != c.room && contains(r.Members, me.ID) {
+						list = append(list, asList(c.do("GET", "/v1/rooms/"+r.ID+"/chatMessages", search, nil).get())...)
+					}
+				}
+				sortBySent(list)
+				limit := 50
+				if n, ok := c.intParam("limit"); ok && n > 0 {
+					limit = min(n, 100)
+				}
+				x.set(list[max(0, len(list)-limit):])
+			})),
 	}
 }
 

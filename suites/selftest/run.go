@@ -61,7 +61,10 @@ type Options struct {
 // Except, VariantsOnly, FaultsOnly), each in name order.
 func (opt Options) Selected() ([]Fault, []Variant) {
 	picks := func(name string, origin Origin) bool {
-		in := strings.Contains(name, opt.Only) || string(origin) == opt.Only
+		in := false
+		for _, x := range strings.Split(opt.Only, ",") {
+			in = in || strings.Contains(name, x) || string(origin) == x
+		}
 		for _, x := range strings.Split(opt.Except, ",") {
 			if x != "" && (strings.Contains(name, x) || string(origin) == x) {
 				return false

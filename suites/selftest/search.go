@@ -104,27 +104,6 @@ func searchFaults() []Fault {
 				sortBySent(list)
 				x.set(list)
 			})),
-		BlindRound1.fault("SEARCH-Q/too-wide", "a search returns matches from every room of the caller, not only the room of the path",
-			onSuccess("listMessages", func(c *call, x *reply) {
-				q := c.query()
-				if !has(q, "q") || has(q, "beforeId") || has(q, "afterId") || has(q, "aroundId") {
-					return
-				}
-				me, _ := c.caller()
-				list := asList(x.get())
-				search := url.Values{"q": {q.Get("q")}}
-				for _, r := range c.st.world.Rooms {
-					if r.ID != c.room && contains(r.Members, me.ID) {
-						list = append(list, asList(c.do("GET", "/v1/rooms/"+r.ID+"/chatMessages", search, nil).get())...)
-					}
-				}
-				sortBySent(list)
-				limit := 50
-				if n, ok := c.intParam("limit"); ok && n > 0 {
-					limit = min(n, 100)
-				}
-				x.set(list[max(0, len(list)-limit):])
-			})),
 		ByClass.fault("SEARCH-Q/intermittent", "one search in two finds nothing",
 			everyNth(2, "listMessages", onSuccess("listMessages", func(c *call, x *reply) {
 				if c.query().Get("q") != "" {
