@@ -140,7 +140,9 @@ func (m *machine) eventually(req string, settled, ok bool, format string, args .
 	if !ok && !settled {
 		panic(pending{})
 	}
-	if settled {
+	// An answer that already keeps the statement applies it, settled or
+	// not; only a breach waits for the lag to pass.
+	if settled || ok {
 		m.check(req, ok, format, args...)
 	}
 }

@@ -29,6 +29,11 @@ func TestOneBreachIsShownOnce(t *testing.T) {
 		req("SEARCH-Q", CheckResult{Name: "searches", Outcome: Pass}),
 		req("UNREAD-MARK-READ", CheckResult{Name: "marks", Outcome: Pass}),
 	)
+	// The breach is the failing requirement's finding, not a failure of
+	// each check that met it: one failing check, four passing.
+	if res.Checks[Fail.String()] != 1 || res.Checks[Pass.String()] != 4 {
+		t.Errorf("checks counted %v, want 4 PASS and 1 FAIL", res.Checks)
+	}
 	var out bytes.Buffer
 	res.Print(&out)
 	text := out.String()

@@ -289,13 +289,27 @@ func (res *Result) tally(selected map[string]bool) {
 }
 
 // checkList is every check of the run once, as every output counts them:
-// each selected declared check with its own outcome (the worst of it and of
-// the failures it recorded on the way about other requirements), then the
-// run-wide judges (Judges). selected nil takes every check.
+// each selected declared check with its own outcome, then the run-wide
+// judges (Judges). selected nil takes every check.
+//
+// A failure a check met on the way about another requirement is a finding
+// of that requirement, shown there, not a failure of the check: one defect
+// met by forty checks is one failing requirement, not forty failing checks.
+// It makes its check FAIL only when nothing else fails that requirement
+// (no check of its own, no judge), so a failing requirement always has a
+// failing check in every output.
 func (res *Result) checkList(selected map[string]bool) []CheckResult {
 	judge := map[string]bool{}
 	for _, j := range res.Judges {
 		judge[j.Name] = true
+	}
+	failedOtherwise := map[string]bool{}
+	for _, q := range res.Requirements {
+		for _, c := range q.Checks {
+			if c.of == "" && (c.Outcome == Fail || c.Outcome == Known) {
+				failedOtherwise[q.ID] = true
+			}
+		}
 	}
 	var out []CheckResult
 	at := map[string]int{}
@@ -303,6 +317,9 @@ func (res *Result) checkList(selected map[string]bool) []CheckResult {
 		for _, c := range q.Checks {
 			name := c.Name
 			if c.of != "" {
+				if failedOtherwise[q.ID] {
+					continue
+				}
 				name = c.of
 			}
 			if judge[name] || (selected != nil && !selected[name]) {
