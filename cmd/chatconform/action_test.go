@@ -116,6 +116,8 @@ func runAction(t *testing.T, workspace, temp string, with map[string]string, env
 				return inputs[strings.TrimPrefix(e, "inputs.")]
 			case e == "github.action_path":
 				return actionPath(t)
+			case e == "github.action_ref":
+				return "" // as for a local action; TestVersionOfTheActionBuildIsItsRef gives one
 			case e == "runner.temp":
 				return temp
 			case strings.HasPrefix(e, "steps."):

@@ -47,10 +47,10 @@ Usage:
   chatconform selftest                         prove the checks against planted faults and conforming variants
   chatconform proxy --target FILE [flags]      judge a client's real traffic with a server, live (client and server violations)
   chatconform replay RECORD.jsonl              judge the exchanges of a --record file again, offline
-  chatconform verify ATT.json --key PUB.pem [--record RECORD.jsonl]   check a signed attestation of a run
+  chatconform verify ATT.json --key PUB.pem --record RECORD.jsonl   check a signed attestation of a run
   chatconform keygen                           make a key pair for --attest
   chatconform help [COMMAND]                   print this help, or a command's (diff, selftest, proxy, replay, verify, keygen)
-  chatconform --version                        print the version
+  chatconform --version                        print the version and the VCS revision it was built from
 
 Examples:
   chatconform
@@ -179,13 +179,68 @@ func main() {
 	os.Exit(code)
 }
 
-// version is the module version chatconform was built from ("devel" for a
-// build from a working tree).
+// buildVersion, when set at build time (go build -ldflags "-X
+// main.buildVersion=v1.2.3"), is the version chatconform says it is: the
+// GitHub Action sets it to its own ref.
+var buildVersion string
+
+// version is the version chatconform was built as, which its reports,
+// records and attestations name: buildVersion, or else the module version
+// ("devel" for a build from a working tree without version control
+// information), with the VCS revision when the build knows it and the
+// version does not already name it.
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(bi, buildVersion)
+}
+
+func versionOf(bi *debug.BuildInfo, set string) string {
+	v := strings.TrimSpace(set)
+	if v == "" && bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
 	}
-	return "devel"
+	if v == "" {
+		v = "devel"
+	}
+	if rev, modified := vcsOf(bi); len(rev) >= 12 && !strings.Contains(v, rev[:12]) {
+		v += "+" + rev[:12]
+		if modified {
+			v += ".modified"
+		}
+	}
+	return v
+}
+
+// vcsOf is the VCS revision the build was made from and whether the work
+// tree was modified ("" when unknown).
+func vcsOf(bi *debug.BuildInfo) (rev string, modified bool) {
+	if bi == nil {
+		return "", false
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return rev, modified
+}
+
+// versionLine is what --version prints: the version, the Go toolchain,
+// the VCS revision in full when the build knows it, and the module version
+// when the version set at build time is another.
+func versionLine(bi *debug.BuildInfo, set, goVersion string) string {
+	v := versionOf(bi, set)
+	line := fmt.Sprintf("chatconform %s (%s", v, goVersion)
+	if rev, modified := vcsOf(bi); rev != "" {
+		line += fmt.Sprintf("; vcs.revision %s, vcs.modified %t", rev, modified)
+	}
+	if bi != nil && strings.TrimSpace(set) != "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" && !strings.HasPrefix(v, bi.Main.Version) {
+		line += "; module version " + bi.Main.Version
+	}
+	return line + ")"
 }
 
 func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
@@ -273,7 +328,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return exitUsage
 	}
 	if o.version {
-		fmt.Fprintf(stdout, "chatconform %s (%s)\n", version(), runtime.Version())
+		bi, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, versionLine(bi, buildVersion, runtime.Version()))
 		return exitPass
 	}
 	if fs.NArg() > 0 {

@@ -8,23 +8,46 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/chatrooms/conformance/suites/attest"
+	"github.com/chatrooms/conformance/suites/record"
+	"github.com/chatrooms/conformance/suites/runner"
 )
 
 const verifyUsage = `chatconform verify checks a signed attestation of a conformance run.
 
 Usage:
-  chatconform verify ATTESTATION.json --key PUBLIC.pem [--record RECORD.jsonl]
+  chatconform verify ATTESTATION.json --key PUBLIC.pem --record RECORD.jsonl [flags]
 
 It checks the signature with the public key; with --record, also that the
 record is the one the attestation names (its sha256), that replaying it
 finds exactly the document and history verdicts the attestation claims,
-and that no requirement the record shows broken is claimed to pass. Any
+and that no requirement the record shows broken is claimed otherwise. Any
 edit to either file is caught.
 
-Exit codes: 0 the attestation holds; 1 it does not (each reason printed);
-2 bad flags or a key that cannot be read.
+It then refuses, unless a flag accepts it, what would mislead:
+  - a verdict it did not re-derive from the record (--accept-signed): the
+    verdicts of checks, which read answers as only a running check can, are
+    signed, not re-derived; without --record nothing is re-derived;
+  - a run that did not judge every checkable requirement of its profile
+    (--min-judged N or P%: at least N requirements, or P% of them);
+  - a run of the bundled reference server (--allow-bundled);
+  - a run judged by another requirement catalogue or OpenAPI document than
+    this build's (--allow-other-catalogue).
+It always prints the profile, the digests of the catalogue and documents
+the run was judged by, the harness version that made the run, the coverage,
+and which verdicts it re-derived and which it took on trust.
+
+A verified attestation proves that the key's holder signed this record and
+these verdicts, and what this build re-derives from the record. It does not
+prove the record is what a server answered: whoever runs the harness makes
+the record, and a key says who signed, not that the run was honest.
+
+Exit codes: 0 the attestation holds and nothing is refused; 1 it does not
+hold, or claims what is refused (each reason printed, with the flag that
+accepts it); 2 bad flags or a key that cannot be read.
 
 Flags (-name and --name are the same):
 `
@@ -35,7 +58,11 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
 	key := fs.String("key", "", "public key `file` (PEM) of the signer")
-	rec := fs.String("record", "", "the run record `file` the attestation names")
+	rec := fs.String("record", "", "the run record `file` the attestation names; without it no verdict is re-derived")
+	minJudged := fs.String("min-judged", "", "accept a run that judged at least `N` checkable requirements of its profile, a count (60) or a share (90%) (default: every one)")
+	allowBundled := fs.Bool("allow-bundled", false, "accept a run of the bundled reference server")
+	allowOther := fs.Bool("allow-other-catalogue", false, "accept a run judged by another requirement catalogue or OpenAPI document than this build's")
+	acceptSigned := fs.Bool("accept-signed", false, "accept verdicts not re-derived from the record, on the signer's word (each is listed)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -51,6 +78,15 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "chatconform verify: name one attestation file and --key PUBLIC.pem (see chatconform verify --help)")
 		return exitUsage
 	}
+	pol := attest.Policy{AllowBundled: *allowBundled, AllowOtherCatalogue: *allowOther, AcceptSigned: *acceptSigned}
+	if *minJudged != "" {
+		g, err := runner.ParseMinJudged(*minJudged)
+		if err != nil {
+			fmt.Fprintln(stderr, "chatconform verify:", err)
+			return exitUsage
+		}
+		pol.MinJudged = &attest.MinJudged{Text: strings.TrimSpace(*minJudged), Count: g.MinJudged, Percent: g.MinPercent}
+	}
 	env, err := os.ReadFile(pos[0])
 	if err != nil {
 		fmt.Fprintln(stderr, "chatconform verify:", err)
@@ -61,47 +97,154 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "chatconform verify: --key:", err)
 		return exitUsage
 	}
-	v, err := attest.Verify(ctx, env, pub, *rec, version())
+	v, err := attest.Verify(ctx, env, pub, attest.Options{Record: *rec, Version: version(), Policy: pol, Checked: checkedByACheck})
 	if err != nil {
 		fmt.Fprintln(stderr, "chatconform verify:", err)
 		return exitUsage
 	}
 	if st := v.Statement; st != nil {
-		p := st.Predicate
-		fmt.Fprintf(stdout, "chatconform verify: a run of profile %s, seed %d, harness %s, against %s, started %s: exit code %d\n",
-			p.Profile, p.Seed, p.HarnessVersion, p.Target, p.Started.UTC().Format("2006-01-02 15:04:05 UTC"), p.ExitCode)
-		var words []string
-		for k := range p.Counts {
-			words = append(words, k)
-		}
-		sort.Strings(words)
-		fmt.Fprint(stdout, "  requirements:")
-		for _, k := range words {
-			fmt.Fprintf(stdout, " %s %d", k, p.Counts[k])
-		}
-		fmt.Fprintf(stdout, "; the record: %d exchanges, %d requirements broken\n", p.Record.Exchanges, len(p.Record.Broken))
+		printStatement(stdout, v)
 	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(stdout, "  note: %s\n", n)
 	}
-	if !v.OK() {
-		for _, p := range v.Problems {
-			fmt.Fprintf(stdout, "  REJECTED: %s\n", p)
-		}
+	for _, a := range v.Allowed {
+		fmt.Fprintf(stdout, "  allowed (%s): %s\n", a.Flag, a.Text)
+	}
+	for _, r := range v.Refused {
+		fmt.Fprintf(stdout, "  REFUSED (%s accepts it): %s\n", r.Flag, r.Text)
+	}
+	for _, p := range v.Problems {
+		fmt.Fprintf(stdout, "  REJECTED: %s\n", p)
+	}
+	switch {
+	case len(v.Problems) > 0:
 		fmt.Fprintln(stdout, "chatconform verify: the attestation does NOT hold")
+		return exitFail
+	case len(v.Refused) > 0:
+		fmt.Fprintln(stdout, "chatconform verify: REFUSED: the attestation holds as signed, but what it claims would mislead (each REFUSED line names the flag that accepts it)")
 		return exitFail
 	}
 	what := "the signature holds"
 	if v.RecordChecked {
 		what = "the signature holds, the record is the one signed, and replaying it finds the verdicts claimed"
 	}
-	fmt.Fprintf(stdout, "chatconform verify: OK: %s (key %s)\n", what, short(v.KeyID))
+	fmt.Fprintf(stdout, "chatconform verify: OK: %s; %s re-derived from the record, %d taken on trust (key %s)\n",
+		what, verdicts(len(v.Rederived)), len(v.Trusted), short(v.KeyID))
 	return exitPass
+}
+
+// printStatement says what the attestation claims and what verify made of
+// it: the run, the documents it was judged by, the harness, the coverage
+// and the verdicts re-derived and taken on trust.
+func printStatement(w io.Writer, v *attest.Verified) {
+	p := v.Statement.Predicate
+	target := p.Target
+	if p.Bundled {
+		target += " (the bundled reference server)"
+	}
+	fmt.Fprintf(w, "chatconform verify: a run of profile %s, seed %d, harness %s, against %s, started %s: exit code %d\n",
+		p.Profile, p.Seed, p.HarnessVersion, target, p.Started.UTC().Format("2006-01-02 15:04:05 UTC"), p.ExitCode)
+	var words []string
+	for k := range p.Counts {
+		words = append(words, k)
+	}
+	sort.Strings(words)
+	fmt.Fprint(w, "  requirements:")
+	for _, k := range words {
+		fmt.Fprintf(w, " %s %d", k, p.Counts[k])
+	}
+	fmt.Fprintf(w, "; the record: %d exchanges, %s broken\n", p.Record.Exchanges, record.Plural(len(p.Record.Broken), "requirement"))
+	whose := "this build's"
+	if !v.SameDocuments {
+		whose = "NOT this build's"
+	}
+	d := p.Digests
+	fmt.Fprintf(w, "  judged by: requirement catalogue %s, core OpenAPI document %s, reference OpenAPI document %s (sha256; %s)\n",
+		short12(d.Catalogue), short12(d.Core), short12(d.Reference), whose)
+	fmt.Fprintf(w, "  harness: %s made the run; this is %s\n", p.HarnessVersion, version())
+	fmt.Fprintf(w, "  coverage: %s of profile %s, counted by %s\n", v.Coverage, p.Profile, v.Coverage.Basis)
+	n := len(v.Rederived) + len(v.Trusted)
+	fmt.Fprintf(w, "  re-derived from the record: %d of %s", len(v.Rederived), verdicts(n))
+	if len(v.Rederived) > 0 {
+		fmt.Fprintf(w, " (%s)", attest.Short(derivedIDs(v.Rederived), 8))
+	}
+	fmt.Fprintf(w, "; taken on trust (signed, not re-derived): %d", len(v.Trusted))
+	if len(v.Trusted) > 0 {
+		fmt.Fprintf(w, " (%s)", attest.Short(derivedIDs(v.Trusted), 8))
+	}
+	fmt.Fprintln(w)
+	if len(v.Trusted) > 0 {
+		fmt.Fprintf(w, "    why not re-derived: %s\n", reasons(v.Trusted))
+	}
+}
+
+// reasons counts the trusted verdicts by why they were not re-derived.
+func reasons(ds []attest.Derivation) string {
+	count := map[string]int{}
+	var order []string
+	for _, d := range ds {
+		if count[d.How] == 0 {
+			order = append(order, d.How)
+		}
+		count[d.How]++
+	}
+	var out []string
+	for _, h := range order {
+		out = append(out, fmt.Sprintf("%s (%d)", h, count[h]))
+	}
+	return strings.Join(out, "; ")
+}
+
+func derivedIDs(ds []attest.Derivation) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.ID
+	}
+	return out
+}
+
+func verdicts(n int) string {
+	if n == 1 {
+		return "1 verdict"
+	}
+	return fmt.Sprintf("%d verdicts", n)
+}
+
+// checkedIDs are the requirement ids some declared check of this build
+// verifies (any profile's): their PASS rests on the check, which a replay
+// does not run again.
+var checkedIDs = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	for _, c := range runner.Prepare(0).Checks() {
+		for _, id := range c.IDs {
+			out[id] = true
+		}
+	}
+	return out
+})
+
+// checkedByACheck reports whether a check verifies requirement id; when
+// no check can be listed at all, every requirement is taken to have one,
+// so that no PASS is counted as re-derived by mistake.
+func checkedByACheck(id string) bool {
+	ids := checkedIDs()
+	return len(ids) == 0 || ids[id]
 }
 
 func short(s string) string {
 	if len(s) > 16 {
 		return s[:16]
+	}
+	return s
+}
+
+func short12(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	if s == "" {
+		return "(none)"
 	}
 	return s
 }

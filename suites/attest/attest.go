@@ -11,8 +11,20 @@
 // record's digest, replays the record with this build's validator and
 // history checker, and checks that the replay finds what the statement
 // says it found, and that no requirement the record shows broken is
-// claimed to pass. The other verdicts (those of checks that read answers
-// the way only a running check can) are signed, not re-derived.
+// claimed to pass. It sorts the verdicts into those the replay re-derived
+// and those it did not: the verdicts of checks that read answers the way
+// only a running check can are signed, not re-derived. By default it
+// refuses what would mislead (a Policy allows each): a verdict it did not
+// re-derive, a run that did not judge every checkable requirement of its
+// profile, a run of the bundled reference server, and a run judged by
+// another requirement catalogue or OpenAPI document than this build's.
+//
+// What a verified attestation proves: that the holder of the key signed
+// this record and these verdicts, that the record is unchanged since, and
+// that this build, replaying it, finds what the re-derived verdicts say.
+// What it cannot prove: that the record is what a server really answered.
+// A record is written by whoever runs the harness, and a key says who
+// signed, not that the run was honest.
 package attest
 
 import (
@@ -31,6 +43,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
@@ -61,7 +74,9 @@ type Subject struct {
 	Digest map[string]string `json:"digest"`
 }
 
-// Predicate is what a run claims.
+// Predicate is what a run claims. Digests are the SHA-256 digests of the
+// OpenAPI documents and the requirement catalogue of the build that ran,
+// judged and signed (as the record's header gives them).
 type Predicate struct {
 	Target         string         `json:"target"`
 	Bundled        bool           `json:"bundled,omitempty"`
@@ -161,6 +176,16 @@ func NewStatement(reportJSON []byte, recordPath string) (*Statement, error) {
 	h := rd.Header
 	if h.Seed != rep.Seed || h.Profile != rep.Profile {
 		return nil, fmt.Errorf("attest: the record (seed %d, profile %s) is not of the run reported (seed %d, profile %s)", h.Seed, h.Profile, rep.Seed, rep.Profile)
+	}
+	// The statement names the documents and catalogue the run was judged
+	// by, which are this build's: a record another build wrote is not
+	// this build's to sign.
+	cur, err := record.CurrentDigests()
+	if err != nil {
+		return nil, err
+	}
+	if ch := h.Digests.Changes(cur); len(ch) > 0 {
+		return nil, fmt.Errorf("attest: the record was written by a build judging by other documents than this one's: %s", strings.Join(ch, "; "))
 	}
 	p := Predicate{Target: rep.Target, Bundled: rep.Bundled, Profile: rep.Profile, HarnessVersion: rep.Version, Digests: h.Digests,
 		Seed: rep.Seed, Started: rep.Started, ExitCode: rep.ExitStatus, Halted: rep.Halted, Requests: rep.Requests, Counts: rep.Counts,

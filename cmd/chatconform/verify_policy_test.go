@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/suites/attest"
+	"github.com/chatrooms/conformance/suites/bundled"
+	"github.com/chatrooms/conformance/suites/record"
+	planted "github.com/chatrooms/conformance/suites/selftest"
+)
+
+// attested is a run made with --record and --attest, and the key pair.
+type attested struct {
+	dir, att, rec, report, key, pub string
+	code                            int    // the run's exit code
+	out                             string // the run's output
+}
+
+// attestedRun runs chatconform with args and --record, --attest, --key and
+// --json into a new directory.
+func attestedRun(t *testing.T, args ...string) *attested {
+	t.Helper()
+	dir := t.TempDir()
+	a := &attested{dir: dir, att: filepath.Join(dir, "att.json"), rec: filepath.Join(dir, "run.jsonl"), report: filepath.Join(dir, "report.json"),
+		key: filepath.Join(dir, "key.pem"), pub: filepath.Join(dir, "pub.pem")}
+	priv, pub, err := attest.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(a.key, priv, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(a.pub, pub, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a.code, a.out = chatconform(t, append(args, "--record", a.rec, "--attest", a.att, "--key", a.key, "--json", a.report)...)
+	if !strings.Contains(a.out, "attestation of the run signed") {
+		t.Fatalf("run %v: exit %d, no attestation\n%s", args, a.code, a.out)
+	}
+	return a
+}
+
+// verifyCmd runs chatconform verify of att with the run's key and record.
+func (a *attested) verifyCmd(t *testing.T, att string, flags ...string) (int, string) {
+	t.Helper()
+	return chatconform(t, append([]string{"verify", att, "--key", a.pub, "--record", a.rec}, flags...)...)
+}
+
+// resign signs st with the run's own key into a file of the run's
+// directory, as a signer who edits their claim would.
+func (a *attested) resign(t *testing.T, st *attest.Statement, name string) string {
+	t.Helper()
+	env, err := attest.Sign(context.Background(), st, mustRead(t, a.key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(a.dir, name)
+	if err := os.WriteFile(path, append(env, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// says reports whether out holds each of want, and names what it lacks.
+func says(t *testing.T, what string, code, wantCode int, out string, want ...string) {
+	t.Helper()
+	ok := code == wantCode
+	for _, w := range want {
+		ok = ok && strings.Contains(out, w)
+	}
+	if !ok {
+		t.Errorf("%s: exit %d (want %d), output lacks one of %q:\n%s", what, code, wantCode, want, out)
+	}
+}
+
+// Every output of verify states what it checked and on what grounds.
+func saysWhatItChecked(t *testing.T, what, out string) {
+	t.Helper()
+	for _, w := range []string{"a run of profile ", "  judged by: requirement catalogue ", "  harness: ", "  coverage: judged ", "  re-derived from the record: "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s: the output lacks %q:\n%s", what, w, out)
+		}
+	}
+}
+
+// An implementer's forgery: the attestation of a run against a server
+// with one planted defect, every verdict rewritten to PASS (the counts,
+// the coverage and the exit code to match) and signed again with the
+// signer's own key. None of these defects breaks the document or the
+// history, so the record does not contradict the forged PASS; verify
+// refuses it by default all the same, because the verdicts of the checks
+// that found the defects were not re-derived from the record.
+func TestVerifyRefusesForgedAttestationsOfPlantedDefects(t *testing.T) {
+	for _, tc := range []struct{ fault, req string }{
+		{"PAGE-BEFOREID/ignores-input", "PAGE-BEFOREID"}, // beforeId ignored
+		{"SEARCH-Q/wrong-subject", "SEARCH-Q"},           // a search finds nothing
+		{"UNREAD-CHAT/not-stored", "UNREAD-CHAT"},        // unread state never set
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			t.Parallel()
+			desc := filepath.Join(t.TempDir(), "fault.json")
+			stop, err := planted.Serve(tc.fault, 2, desc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(stop)
+			// Search and unread state may lag a write by --eventually: a
+			// short bound keeps the run short.
+			a := attestedRun(t, "--target", desc, "--seed", "2", "--label-filter", tc.req, "--eventually", "100ms")
+			if a.code != 1 || !strings.Contains(a.out, "FAIL "+tc.req) {
+				t.Fatalf("the planted defect was not found: exit %d\n%s", a.code, a.out)
+			}
+			st, err := attest.NewStatement(mustRead(t, a.report), a.rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := &st.Predicate
+			p.Counts = map[string]int{}
+			judged := 0
+			for i, rq := range p.Requirements {
+				if rq.Verdict != "N/A" {
+					p.Requirements[i].Verdict = "PASS"
+					judged++
+				}
+				p.Counts[p.Requirements[i].Verdict]++
+			}
+			p.ExitCode, p.Halted = 0, ""
+			p.Coverage, _ = json.Marshal(map[string]int{"judged": judged, "total": judged})
+			p.Checks = map[string]int{"PASS": p.Checks["PASS"] + p.Checks["FAIL"]}
+			forged := a.resign(t, st, "forged.json")
+
+			code, out := a.verifyCmd(t, forged)
+			says(t, "the forged attestation", code, 1, out, "REFUSED (--accept-signed accepts it): ", "verdicts signed, not re-derived from the record")
+			saysWhatItChecked(t, "the forged attestation", out)
+			if strings.Contains(out, "REFUSED (--min-judged") || strings.Contains(out, "REFUSED (--allow-") {
+				t.Errorf("the forgery is refused for more than its verdicts:\n%s", out)
+			}
+			// The run's own attestation is refused the same way: the
+			// failure is a check's, signed, not re-derived.
+			code, out = a.verifyCmd(t, a.att, "--min-judged", "1%")
+			says(t, "the honest attestation", code, 1, out, "REFUSED (--accept-signed accepts it): ", "a check's FAIL, which the record does not show")
+			code, out = a.verifyCmd(t, a.att, "--min-judged", "1%", "--accept-signed")
+			says(t, "the honest attestation, accepted", code, 0, out, ": exit code 1\n", "allowed (--accept-signed)", "taken on trust", "OK: ")
+		})
+	}
+}
+
+// A run that judged two requirements (--label-filter) is no claim of
+// conformance: refused by default, accepted with --min-judged 1%.
+func TestVerifyRefusesANarrowRunUnlessMinJudged(t *testing.T) {
+	srv, err := bundled.Start(4, reference.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	a := attestedRun(t, "--target", writeTarget(t, t.TempDir(), srv.Target), "--seed", "4", "--label-filter", "AUTH-CURRENT-USER || USER-V-OPTIONAL")
+	var rep struct {
+		Bundled  bool
+		Coverage struct{ Judged, Total int }
+	}
+	if err := json.Unmarshal(mustRead(t, a.report), &rep); err != nil || a.code != 0 || rep.Bundled || rep.Coverage.Judged != 2 {
+		t.Fatalf("the narrow run: %v, exit %d, %+v\n%s", err, a.code, rep, a.out)
+	}
+	code, out := a.verifyCmd(t, a.att)
+	says(t, "by default", code, 1, out, "REFUSED (--min-judged accepts it): the run judged 2 of the ", "a claim of conformance judges every one")
+	saysWhatItChecked(t, "by default", out)
+	if strings.Contains(out, "--allow-bundled") || strings.Contains(out, "--allow-other-catalogue") {
+		t.Errorf("a run of a named target is refused as bundled or of another catalogue:\n%s", out)
+	}
+	code, out = a.verifyCmd(t, a.att, "--min-judged", "50%", "--accept-signed")
+	says(t, "--min-judged 50%", code, 1, out, "REFUSED (--min-judged accepts it): ", "--min-judged 50% asks for 50%")
+	code, out = a.verifyCmd(t, a.att, "--min-judged", "1%")
+	says(t, "--min-judged 1% alone", code, 1, out, "allowed (--min-judged): ", "REFUSED (--accept-signed accepts it)")
+	code, out = a.verifyCmd(t, a.att, "--min-judged", "1%", "--accept-signed")
+	says(t, "--min-judged 1% --accept-signed", code, 0, out, "allowed (--min-judged): ", "--min-judged 1% accepts it", "OK: the signature holds, the record is the one signed",
+		"0 verdicts re-derived from the record, 2 taken on trust")
+	code, out = a.verifyCmd(t, a.att, "--min-judged", "2", "--accept-signed")
+	says(t, "--min-judged 2 --accept-signed", code, 0, out, "OK: ")
+	if code, out := a.verifyCmd(t, a.att, "--min-judged", "most"); code != 2 || !strings.Contains(out, "--min-judged") {
+		t.Errorf("--min-judged most: exit %d\n%s", code, out)
+	}
+}
+
+// A run of the bundled reference server proves the harness, not an
+// implementation: refused unless --allow-bundled. And a run judged by
+// another requirement catalogue than this build's (a fork's) is refused
+// unless --allow-other-catalogue.
+func TestVerifyRefusesABundledRunAndAnotherCatalogueUnlessAllowed(t *testing.T) {
+	a := attestedRun(t, "--seed", "6", "--label-filter", "AUTH-CURRENT-USER")
+	if a.code != 0 {
+		t.Fatalf("exit %d\n%s", a.code, a.out)
+	}
+	lenient := []string{"--min-judged", "1", "--accept-signed"}
+	code, out := a.verifyCmd(t, a.att, lenient...)
+	says(t, "bundled", code, 1, out, "REFUSED (--allow-bundled accepts it): a run of the bundled reference server", "(the bundled reference server)")
+	saysWhatItChecked(t, "bundled", out)
+	code, out = a.verifyCmd(t, a.att, append(lenient, "--allow-bundled")...)
+	says(t, "bundled, allowed", code, 0, out, "allowed (--allow-bundled): ", "OK: ")
+
+	// The fork's record names its catalogue, and its build signs it.
+	cur, err := record.CurrentDigests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := mustRead(t, a.rec)
+	head, rest, _ := bytes.Cut(raw, []byte("\n"))
+	other := strings.Repeat("cd", 32)
+	fork := bytes.Replace(head, []byte(`"catalogue":"`+cur.Catalogue+`"`), []byte(`"catalogue":"`+other+`"`), 1)
+	if bytes.Equal(fork, head) {
+		t.Fatal("no catalogue digest in the record's header")
+	}
+	st, err := attest.NewStatement(mustRead(t, a.report), a.rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.rec = filepath.Join(a.dir, "fork.jsonl")
+	if err := os.WriteFile(a.rec, append(append(fork, '\n'), rest...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := fileSHA256(a.rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Subject[0].Digest["sha256"] = sum
+	st.Predicate.Digests.Catalogue = other
+	forked := a.resign(t, st, "fork.json")
+	lenient = append(lenient, "--allow-bundled")
+	code, out = a.verifyCmd(t, forked, lenient...)
+	says(t, "another catalogue", code, 1, out, "REFUSED (--allow-other-catalogue accepts it): ", "the requirement catalogue changed (sha256 cdcdcdcdcdcd -> "+cur.Catalogue[:12],
+		"requirement catalogue cdcdcdcdcdcd", "NOT this build's")
+	code, out = a.verifyCmd(t, forked, append(lenient, "--allow-other-catalogue")...)
+	says(t, "another catalogue, allowed", code, 0, out, "allowed (--allow-other-catalogue): ", "counted by the statement's own list", "OK: ")
+}
+
+// chatconform help verify lists every flag that accepts what verify
+// refuses by default, and what a verified attestation cannot prove.
+func TestVerifyHelpListsItsFlags(t *testing.T) {
+	var out, errw bytes.Buffer
+	if code := run(context.Background(), []string{"help", "verify"}, noEnv, &out, &errw); code != 0 {
+		t.Fatalf("exit %d %s", code, errw.String())
+	}
+	for _, want := range []string{"-accept-signed", "-min-judged N", "-allow-bundled", "-allow-other-catalogue", "-record file",
+		"whoever runs the harness makes\nthe record"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("chatconform help verify lacks %q:\n%s", want, out.String())
+		}
+	}
+}
