@@ -31,6 +31,7 @@ type outcome struct {
 	allow  string
 	ctype  string // set only by planted defects: overrides the success label
 	twice  bool   // defect edit-body-twice-flaky: the body is written twice
+	raw    []byte // defect mark-read-body-text: written as is instead of body
 }
 
 func ok(status int, body any) outcome { return outcome{status: status, body: body, good: true} }
@@ -49,6 +50,7 @@ type call struct {
 	me    *member
 	args  []string
 	query url.Values
+	rawQ  string // the query string as sent
 	body  []byte
 	ctype string
 	now   time.Time
@@ -113,6 +115,9 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	}
 	if out.twice {
 		payload = append(payload, payload...) // a retried write after a short one
+	}
+	if out.raw != nil {
+		payload = out.raw
 	}
 	if g.w.is("json-cut-16k") && len(payload) > 16<<10 {
 		payload = payload[:16<<10] // a fixed-size write buffer
@@ -194,6 +199,7 @@ func (g *gateway) handle(req *http.Request) outcome {
 			me:    me,
 			args:  args,
 			query: req.URL.Query(),
+			rawQ:  req.URL.RawQuery,
 			body:  body,
 			ctype: req.Header.Get("Content-Type"),
 			now:   time.Now().UTC().Truncate(time.Millisecond),
@@ -228,6 +234,13 @@ func (w *world) identify(req *http.Request) *member {
 	default:
 		if w.is("auth-anonymous-first-user") {
 			me = w.people[0]
+		}
+		if w.is("auth-anonymous-path-user") {
+			// The :userId of the path was meant to be checked against the token, not to replace it.
+			segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+			if len(segs) >= 3 && segs[0] == "v1" && segs[1] == "user" {
+				me = w.byID[segs[2]]
+			}
 		}
 		if w.is("auth-anonymous-reads-messages") && req.Method == http.MethodGet {
 			// Room messages were meant to be public: read them as the room's first member.
@@ -285,6 +298,13 @@ func (w *world) tokenOwner(tok string) *member {
 	if w.is("auth-token-case-insensitive") {
 		for _, p := range w.people {
 			if strings.EqualFold(p.token, tok) {
+				return p
+			}
+		}
+	}
+	if w.is("auth-token-extra-suffix") {
+		for _, p := range w.people {
+			if strings.HasPrefix(tok, p.token) {
 				return p
 			}
 		}
@@ -373,6 +393,14 @@ func mentionsOf(m *msg, u *member) bool {
 		}
 	}
 	return false
+}
+
+// mentioned tells whether m mentions u, as the unread lists and counts see it.
+func (w *world) mentioned(m *msg, u *member) bool {
+	if w.is("unread-mention-send-time") {
+		return contains(m.sentMentions, u)
+	}
+	return mentionsOf(m, u)
 }
 
 func (w *world) markOne(m *msg, u *member) {
@@ -470,11 +498,16 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 			out.User = userView(r.peer(u), false)
 		}
 	}
+	if w.is("room-onetoone-two-members") {
+		out.OneToOne = len(r.members) == 2
+	}
 	if r.kind == kindOrg && w.every("room-kind-flaky", 9) {
 		out.PlatformType = kindRepo
 	}
 	if r.kind == kindChannel {
-		out.Security = "PUBLIC"
+		if !(w.is("channel-security-needs-topic") && r.topic == "") {
+			out.Security = "PUBLIC"
+		}
 		if w.is("channel-usercount-multi") && len(r.members) > 1 {
 			n := len(r.members)
 			out.UserCount = &n
@@ -490,7 +523,7 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 	for _, m := range r.msgs {
 		if w.unreadFor(m, u) {
 			out.UnreadItems++
-			if mentionsOf(m, u) || w.is("room-mentions-count-any") && len(m.r.mentions) > 0 {
+			if w.mentioned(m, u) || w.is("room-mentions-count-any") && len(m.r.mentions) > 0 {
 				out.Mentions++
 			}
 		}
@@ -562,6 +595,12 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 		Status:   m.status,
 	}
 	out.ReadBy += m.rereads
+	if w.is("fromuser-url-by-id") {
+		out.FromUser.URL = "/" + m.from.id
+	}
+	if w.is("readby-caller-excluded") && m.readers[u] {
+		out.ReadBy-- // meant as "read by others"
+	}
 	if w.is("readby-stuck") {
 		out.ReadBy = 0
 	}
@@ -589,6 +628,9 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 	}
 	if !m.edited.IsZero() && !w.every("editedat-flaky", 11) {
 		e := stamp(m.edited)
+		if w.every("editedat-unzoned-flaky", 5) {
+			e = m.edited.UTC().Format("2006-01-02T15:04:05.000")
+		}
 		out.EditedAt = &e
 	}
 	for _, s := range m.r.urls {
@@ -606,6 +648,9 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 			e.UserID = ""
 		}
 		out.Mentions = append(out.Mentions, e)
+	}
+	if w.is("meta-mentions-dm-empty") && m.room.kind == kindOneToOne {
+		out.Mentions = []mentionJSON{} // "in a one-to-one room there is nobody else to mention"
 	}
 	for _, n := range m.r.issues {
 		if w.is("meta-issues-int") {
@@ -657,6 +702,9 @@ func listRooms(c *call) outcome {
 		if c.w.is("rooms-lurk-dropped") && r.lurk[c.me] {
 			continue // lurked rooms were taken for muted ones
 		}
+		if c.w.is("rooms-empty-dropped") && len(r.msgs) == 0 {
+			continue // the list was built from the rooms' latest messages
+		}
 		if r.has(c.me) && !r.hidden[c.me] {
 			mine = append(mine, r)
 		}
@@ -693,6 +741,9 @@ func hideRoom(c *call) outcome {
 	case c.w.is("hide-dm-peer") && r.kind == kindOneToOne:
 		r.hidden[r.peer(c.me)] = true
 	case c.w.is("hide-second-ignored") && c.w.hidAny[c.me] && !r.hidden[c.me]:
+	case c.w.is("hide-toggle") && r.hidden[c.me]:
+		r.hidden[c.me] = false // the flag is flipped, not set
+	case c.w.every("hide-lost-flaky", 3):
 	case c.w.is("hide-next-room"):
 		var visible []*room
 		at := 0
@@ -711,7 +762,11 @@ func hideRoom(c *call) outcome {
 		r.hidden[c.me] = true
 		c.w.hidAny[c.me] = true
 	}
-	return ok(http.StatusAccepted, map[string]any{"roomId": r.id, "hidden": true})
+	o := ok(http.StatusAccepted, map[string]any{"roomId": r.id, "hidden": true})
+	if c.w.is("ctype-hide-plain") {
+		o.ctype = "text/plain; charset=utf-8"
+	}
+	return o
 }
 
 type unreadJSON struct {
@@ -732,7 +787,7 @@ func (w *world) unreadView(r *room, u *member) unreadJSON {
 		msgs = msgs[len(msgs)-defaultLimit:] // one default page of the newest
 	}
 	for _, m := range msgs {
-		mentioned := mentionsOf(m, u)
+		mentioned := w.mentioned(m, u)
 		if w.is("unread-mention-first-only") {
 			mentioned = len(m.r.mentions) > 0 && m.r.mentions[0] == u
 		}
@@ -804,16 +859,25 @@ func markRead(c *call) outcome {
 	if c.w.every("mark-read-flaky", 8) {
 		ids = nil
 	}
+	recent := r.msgs
+	if c.w.is("mark-read-recent-window") && len(recent) > 50 {
+		recent = recent[len(recent)-50:] // only the recent messages are kept at hand
+	}
 	touched := false
+	marked := 0
 	for _, id := range ids {
 		m := c.w.msgByID[id]
 		if m == nil || m.room != r {
 			continue // ids outside this room are quietly ignored
 		}
+		if c.w.is("mark-read-recent-window") && !containsMsg(recent, m) {
+			continue
+		}
 		if c.w.is("mark-read-stops-at-read") && !c.w.unreadFor(m, c.me) {
 			break // meant to stop at the end of the unread run
 		}
 		touched = true
+		marked++
 		c.w.markOne(m, c.me)
 	}
 	if touched && c.w.is("mark-all-read") {
@@ -822,14 +886,19 @@ func markRead(c *call) outcome {
 		}
 	}
 	c.touch(r)
+	if c.w.is("mark-read-body-text") {
+		o := ok(http.StatusOK, nil)
+		o.raw = []byte("marked " + strconv.Itoa(marked) + " of " + strconv.Itoa(len(ids)) + "\n")
+		return o
+	}
 	return ok(http.StatusOK, c.w.unreadView(r, c.me))
 }
 
 type orgJSON struct {
-	ID        any       `json:"id"` // an int, but for defect org-id-string
-	Name      string    `json:"name"`
-	AvatarURL string    `json:"avatar_url"`
-	Room      *roomJSON `json:"room,omitempty"`
+	ID        any    `json:"id"` // an int, but for defect org-id-string
+	Name      string `json:"name"`
+	AvatarURL string `json:"avatar_url"`
+	Room      any    `json:"room,omitempty"` // a *roomJSON, but for defect org-room-empty-object
 }
 
 func listOrgs(c *call) outcome {
@@ -858,8 +927,10 @@ func listOrgs(c *call) outcome {
 			v := c.w.roomView(g.room, who)
 			e.Room = &v
 			last = &v
-		} else if c.w.is("org-room-stale-var") {
+		} else if c.w.is("org-room-stale-var") && last != nil {
 			e.Room = last
+		} else if c.w.is("org-room-empty-object") {
+			e.Room = struct{}{} // a zero room value instead of none
 		}
 		out = append(out, e)
 	}
@@ -906,6 +977,16 @@ func listRepos(c *call) outcome {
 			e.Room = &v
 		} else if borrow && len(out) > 0 {
 			e.Room = out[len(out)-1].Room
+		} else if c.w.is("repo-room-owner-match") {
+			// The room was looked up by the owner part of the uri.
+			owner, _, _ := strings.Cut(p.uri, "/")
+			for _, r := range c.w.rooms {
+				if r.has(c.me) && r.kind != kindOneToOne && strings.HasPrefix(r.uri, owner+"/") {
+					v := c.w.roomView(r, c.me)
+					e.Room = &v
+					break
+				}
+			}
 		}
 		out = append(out, e)
 	}
@@ -983,6 +1064,9 @@ func listMessages(c *call) outcome {
 	if !fine || skip < 0 || skip > maxSkip || skip == maxSkip && c.w.is("skip-5000-refused") {
 		return complain(http.StatusUnprocessableEntity, "skip must be an integer from 0 to 5000")
 	}
+	if c.w.is("skip-over-count-refused") && skip > len(r.msgs) {
+		return complain(http.StatusUnprocessableEntity, "skip is past the last message")
+	}
 	if skip > 0 && c.w.is("skip-off-by-one") {
 		skip--
 	}
@@ -997,6 +1081,12 @@ func listMessages(c *call) outcome {
 	before, fineB := anchor("beforeId")
 	after, fineA := anchor("afterId")
 	around, fineR := anchor("aroundId")
+	if !fineR && c.w.is("around-other-room") {
+		// The anchor was checked for access, not for belonging to this room.
+		if m := c.w.msgByID[c.query.Get("aroundId")]; m != nil && m.room.has(c.me) {
+			around, fineR = m, true
+		}
+	}
 	if !fineB || !fineA || !fineR {
 		return complain(http.StatusUnprocessableEntity, "anchor message is not in this room")
 	}
@@ -1005,11 +1095,26 @@ func listMessages(c *call) outcome {
 	}
 
 	// Search: every whitespace-separated term must occur in the text, ignoring case.
-	terms := strings.Fields(strings.ToLower(c.query.Get("q")))
+	q := c.query.Get("q")
+	if c.w.is("search-plus-not-space") {
+		q = ""
+		for _, kv := range strings.Split(c.rawQ, "&") {
+			if v, found := strings.CutPrefix(kv, "q="); found {
+				q, _ = url.PathUnescape(v) // path rules: '+' is not a space
+			}
+		}
+	}
+	terms := strings.Fields(strings.ToLower(q))
+	if c.w.is("search-ascii-fold-query") {
+		terms = strings.Fields(asciiLower(q))
+	}
 	if len(terms) > 0 && c.w.every("search-flaky", 8) {
 		terms = nil
 	}
 	source := r.msgs
+	if around != nil && around.room != r {
+		source = around.room.msgs // defect around-other-room
+	}
 	if len(terms) > 0 && c.w.is("search-global") {
 		source = nil
 		for _, other := range c.w.rooms {
@@ -1061,6 +1166,22 @@ func listMessages(c *call) outcome {
 			start = max(0, end-limit)
 		}
 		page = append(page, pool[start:end]...)
+		if c.w.is("around-newest-drops-anchor") && len(pool) > 0 && pool[len(pool)-1] == around {
+			// Nothing follows the anchor: the window was cut off at it, exclusively.
+			page = append([]*msg(nil), pool[max(0, len(pool)-limit):len(pool)-1]...)
+		}
+		if c.w.is("around-anchor-twice") && len(page) >= 2 {
+			if at := indexMsg(page, around); at >= 0 {
+				// The first half was taken up to and including the anchor, then the anchor was added again.
+				twice := append(append(append([]*msg(nil), page[:at+1]...), around), page[at+1:]...)
+				if twice[len(twice)-1] != around {
+					twice = twice[:len(twice)-1]
+				} else {
+					twice = twice[1:]
+				}
+				page = twice
+			}
+		}
 		if c.w.is("around-mirrored") && len(page) > 0 && !containsMsg(page, around) {
 			page[len(page)/2] = around
 		}
@@ -1103,6 +1224,9 @@ func listMessages(c *call) outcome {
 		if hi < lo {
 			hi = lo
 		}
+		if before != nil && hi == lo && hi < len(pool) && c.w.is("before-oldest-self") {
+			hi++ // a page is never left empty
+		}
 		window := pool[lo:hi]
 		if c.w.every("limit-flaky", 12) {
 			limit++
@@ -1113,8 +1237,18 @@ func listMessages(c *call) outcome {
 			page = append(page, window[:min(limit, len(window))]...)
 		} else {
 			// Walking backward: skip and take from the newest end.
+			if c.w.is("skip-clamped-to-oldest") && skip > 0 && skip > len(window)-limit {
+				skip = max(0, len(window)-limit) // keep a full page
+			}
 			window = window[:len(window)-min(skip, len(window))]
 			page = append(page, window[len(window)-min(limit, len(window)):]...)
+			if before != nil && len(page) < limit && c.w.is("before-last-page-empty") {
+				page = nil // a short page was taken for the end of the history
+			}
+		}
+		if after != nil && before == nil && len(page) == 0 && c.w.is("after-newest-fallback") {
+			// An empty result fell through to the default page.
+			page = append(page, pool[len(pool)-min(limit, len(pool)):]...)
 		}
 	}
 	if len(page) > 1 && c.w.every("page-dup-flaky", 10) {
@@ -1130,9 +1264,36 @@ func listMessages(c *call) outcome {
 		out = nil
 	}
 	for _, m := range page {
-		out = append(out, c.w.messageView(m, c.me))
+		v := c.w.messageView(m, c.me)
+		if c.w.is("unread-flag-list-false") {
+			v.Unread = false
+		}
+		out = append(out, v)
+	}
+	if around != nil && c.w.is("around-marks-read") {
+		c.w.markOne(around, c.me) // jumping to a message was taken for reading it
 	}
 	return ok(http.StatusOK, out)
+}
+
+func indexMsg(ms []*msg, m *msg) int {
+	for i, x := range ms {
+		if x == m {
+			return i
+		}
+	}
+	return -1
+}
+
+// asciiLower lowercases the ASCII letters of s only (defect search-ascii-fold-query).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func showMessage(c *call) outcome {
@@ -1148,6 +1309,15 @@ func showMessage(c *call) outcome {
 		return nothing()
 	}
 	out := c.w.messageView(m, c.me)
+	if c.w.is("get-one-cached") {
+		// The rendered body is cached by id; only read state is live.
+		if hit, found := c.w.oneCache[m]; found {
+			out.Text, out.HTML, out.URLs, out.Mentions, out.Issues = hit.Text, hit.HTML, hit.URLs, hit.Mentions, hit.Issues
+			out.EditedAt, out.V = hit.EditedAt, hit.V
+		} else {
+			c.w.oneCache[m] = out
+		}
+	}
 	if c.w.is("get-one-marks-read") {
 		c.w.markOne(m, c.me)
 	}
@@ -1180,12 +1350,35 @@ func sendMessage(c *call) outcome {
 	}
 	text, o, fine := textField(obj)
 	if !fine {
-		return o
+		// A status update was thought to need no text.
+		if !(c.w.is("send-status-without-text") && obj["text"] == nil && string(obj["status"]) == "true") {
+			return o
+		}
+		text = ""
 	}
 	status := false
 	if raw, present := obj["status"]; present && string(raw) != "null" {
 		if json.Unmarshal(raw, &status) != nil {
 			return complain(http.StatusUnprocessableEntity, "status must be a boolean")
+		}
+		if c.w.is("send-status-present-true") {
+			status = true // the field's presence was tested, not its value
+		}
+	}
+	if c.w.is("send-text-bytes-cut") && len(text) > 4096 {
+		cut := 4096
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] // a 4096-byte column
+	}
+	repeat := false
+	if c.w.is("send-repeat-dropped") {
+		for i := len(r.msgs) - 1; i >= 0; i-- {
+			if r.msgs[i].from == c.me {
+				repeat = r.msgs[i].text == text
+				break
+			}
 		}
 	}
 	if c.w.is("send-text-trimmed") {
@@ -1210,13 +1403,16 @@ func sendMessage(c *call) outcome {
 	if c.w.is("send-readby-one") {
 		m.readers[c.me] = true
 	}
-	if c.w.every("send-lost-flaky", 8) {
+	if c.w.every("send-lost-flaky", 8) || repeat {
 		r.msgs = r.msgs[:len(r.msgs)-1]
 		delete(c.w.msgByID, m.id)
 	}
-	if c.w.is("send-touch-first-member") {
+	switch {
+	case c.w.is("send-touch-first-member"):
 		c.touchAs(r, r.members[0])
-	} else {
+	case c.w.is("send-status-no-touch") && m.status:
+		// status updates were not counted as activity
+	default:
 		c.touch(r)
 	}
 	code := http.StatusOK
@@ -1236,7 +1432,7 @@ func editMessage(c *call) outcome {
 		return nothing()
 	}
 	m := c.w.msgByID[c.args[1]]
-	if m == nil || m.room != r {
+	if m == nil || m.room != r && !c.w.is("edit-any-room") {
 		return nothing()
 	}
 	if m.from != c.me {
@@ -1251,6 +1447,7 @@ func editMessage(c *call) outcome {
 		return o
 	}
 	old := m.text
+	same := text == m.text
 	if m.edits > 0 && c.w.is("edit-second-lost") {
 		cp := *m
 		m = &cp // the change only reaches the answer
@@ -1272,7 +1469,14 @@ func editMessage(c *call) outcome {
 	if m.edited.Before(m.sent) {
 		m.edited = m.sent
 	}
-	if !c.w.is("edit-no-bump") {
+	if c.w.is("edit-marks-read-all") {
+		for _, p := range r.members {
+			if p != m.from {
+				m.readers[p] = true // the edit path reused the "seen by all" update
+			}
+		}
+	}
+	if !c.w.is("edit-no-bump") && !(same && c.w.is("edit-same-text-no-bump")) {
 		m.v++
 		if c.vSeen >= 0 {
 			m.v = c.vSeen + 1 // written from the version read before the lock
@@ -1282,6 +1486,9 @@ func editMessage(c *call) outcome {
 		}
 	}
 	out := c.w.messageView(m, c.me)
+	if c.w.is("edit-answers-newest") && len(r.msgs) > 0 {
+		out = c.w.messageView(r.msgs[len(r.msgs)-1], c.me) // the send path's "return the latest"
+	}
 	if c.w.is("edit-editedat-null-response") {
 		out.EditedAt = nil
 	}

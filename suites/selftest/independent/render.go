@@ -30,6 +30,9 @@ type renderFlags struct {
 	linkAfterFirstPlain bool    // render-link-second-plain
 	rawAfterLink        bool    // render-escape-after-link
 	plainMentionOf      *member // render-mention-self: the sender
+	// third held-out set
+	rawAfterNewline bool // render-escape-first-line
+	issueLongPlain  bool // render-issue-five-digits
 }
 
 func isWordByte(b byte) bool {
@@ -52,7 +55,14 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 	links := 0
 
 	plain := func(s string) {
-		if escape {
+		if escape && f.rawAfterNewline {
+			if i := strings.IndexByte(s, '\n'); i >= 0 {
+				s = html.EscapeString(s[:i]) + s[i:]
+				escape = false // escaping was meant for the first line, the preview
+			} else {
+				s = html.EscapeString(s)
+			}
+		} else if escape {
 			s = html.EscapeString(s)
 		}
 		out.WriteString(strings.ReplaceAll(s, "\n", "<br>"))
@@ -118,7 +128,7 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			}
 			num := text[loc[6]:loc[7]]
 			plain(text[cursor:start])
-			if f.issueEndPlain && end == len(text) {
+			if f.issueEndPlain && end == len(text) || f.issueLongPlain && len(num) > 4 {
 				plain(text[start:end])
 			} else {
 				out.WriteString(`<span data-issue="` + num + `" class="issue">#` + num + `</span>`)

@@ -79,6 +79,8 @@ type msg struct {
 	indexed string // the text the search looks at
 	rereads int    // defect readby-recount
 	edits   int
+
+	sentMentions []*member // defect unread-mention-send-time: the mentions of the text as sent
 }
 
 type org struct {
@@ -127,6 +129,7 @@ type world struct {
 	lastUser   *member
 	meList     []*userJSON               // defect me-list-accumulates
 	flagCache  map[*msg]map[*member]bool // defect unread-flag-cached
+	oneCache   map[*msg]messageJSON      // defect get-one-cached
 }
 
 func (w *world) is(defect string) bool { return w.defect == defect }
@@ -151,6 +154,8 @@ func (w *world) render(text string, edit bool, from *member) rendered {
 		urlsFirstOnly:       w.is("meta-urls-first-only"),
 		linkAfterFirstPlain: w.is("render-link-second-plain"),
 		rawAfterLink:        w.is("render-escape-after-link"),
+		rawAfterNewline:     w.is("render-escape-first-line"),
+		issueLongPlain:      w.is("render-issue-five-digits"),
 	}
 	if w.is("render-mention-self") {
 		f.plainMentionOf = from
@@ -249,6 +254,7 @@ func buildWorld(seed uint64, defect string, now time.Time) (*world, error) {
 		hidAny:     map[*member]bool{},
 		sessions:   map[string]*member{},
 		flagCache:  map[*msg]map[*member]bool{},
+		oneCache:   map[*msg]messageJSON{},
 	}
 	suffix := ""
 	if seed != 0 {
@@ -421,6 +427,7 @@ func (w *world) seedMessage(r *room, from *member, text string, at time.Time) *m
 		indexed: text,
 	}
 	m.r = w.render(text, false, from)
+	m.sentMentions = m.r.mentions
 	r.msgs = append(r.msgs, m)
 	w.msgByID[m.id] = m
 	return m
