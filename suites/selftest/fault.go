@@ -97,11 +97,15 @@ const (
 	// implementation blind (see independent.HeldOut2), written after the
 	// model's first round and measured before its second.
 	HeldOut2 Origin = "held-out-2"
+	// HeldOut3 is a third set written blind the same way (see
+	// independent.HeldOut3), after the second round of attribution work
+	// and before any check was written for it.
+	HeldOut3 Origin = "held-out-3"
 )
 
 // Origins lists the origins in the order they were written.
 func Origins() []Origin {
-	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut, HeldOut2}
+	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut, HeldOut2, HeldOut3}
 }
 
 // Fault is a planted defect: a decorator around the unmodified reference
@@ -167,7 +171,8 @@ func Faults() []Fault {
 		modelMessageFaults(), modelPaginationFaults(), modelUnreadFaults(), modelRoomFaults(),
 		heldOutTransportFaults(), heldOutUserFaults(), heldOutRoomsFaults(), heldOutUnreadFaults(), heldOutMessagesFaults(),
 		heldOutRenderingFaults(), heldOutPaginationFaults(), heldOutSearchFaults(),
-		heldOut2MessagesFaults(), heldOut2PaginationFaults(), heldOut2RenderingFaults(), heldOut2RoomsFaults(), heldOut2SearchFaults(), heldOut2TransportFaults(), heldOut2UnreadFaults(), heldOut2UserFaults())
+		heldOut2MessagesFaults(), heldOut2PaginationFaults(), heldOut2RenderingFaults(), heldOut2RoomsFaults(), heldOut2SearchFaults(), heldOut2TransportFaults(), heldOut2UnreadFaults(), heldOut2UserFaults(),
+		heldOut3MessagesFaults(), heldOut3PaginationFaults(), heldOut3RenderingFaults(), heldOut3RoomsFaults(), heldOut3SearchFaults(), heldOut3TransportFaults(), heldOut3UnreadFaults(), heldOut3UserFaults())
 	for i := range all {
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])

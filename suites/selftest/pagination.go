@@ -728,3 +728,17 @@ func heldOut2PaginationFaults() []Fault {
 		HeldOut2.fault("PAGE-SKIP/ignores-input#4", heldOut2What("skip-counts-anchor")).inIndependent("skip-counts-anchor"),
 	}
 }
+
+// heldOut3PaginationFaults are the defects of the third held-out set (independent.HeldOut3)
+// whose requirements belong to this file (see heldOut3What).
+func heldOut3PaginationFaults() []Fault {
+	return []Fault{
+		HeldOut3.fault("LIMIT-SKIP-5000/wrong-subject#3", heldOut3What("skip-over-count-refused")).inIndependent("skip-over-count-refused"),
+		HeldOut3.fault("PAGE-AFTERID/ignores-input#5", heldOut3What("after-newest-fallback")).inIndependent("after-newest-fallback"),
+		HeldOut3.fault("PAGE-AROUNDID/wrong-subject#6", heldOut3What("around-newest-drops-anchor")).inIndependent("around-newest-drops-anchor"),
+		HeldOut3.fault("PAGE-BEFOREID-WALK/wrong-subject#5", heldOut3What("before-last-page-empty")).inIndependent("before-last-page-empty"),
+		HeldOut3.fault("PAGE-BEFOREID/wrong-subject#3", heldOut3What("before-oldest-self")).inIndependent("before-oldest-self"),
+		HeldOut3.fault("PAGE-SKIP/ignores-input#5", heldOut3What("skip-clamped-to-oldest")).inIndependent("skip-clamped-to-oldest"),
+		HeldOut3.fault("PAGE-UNIQUE/shape#2", heldOut3What("around-anchor-twice")).inIndependent("around-anchor-twice"),
+	}
+}

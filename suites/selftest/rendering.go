@@ -317,3 +317,13 @@ func heldOut2RenderingFaults() []Fault {
 		HeldOut2.fault("RENDER-MENTION/wrong-subject", heldOut2What("render-mention-self")).inIndependent("render-mention-self"),
 	}
 }
+
+// heldOut3RenderingFaults are the defects of the third held-out set (independent.HeldOut3)
+// whose requirements belong to this file (see heldOut3What).
+func heldOut3RenderingFaults() []Fault {
+	return []Fault{
+		HeldOut3.fault("META-MENTIONS/wrong-subject#4", heldOut3What("meta-mentions-dm-empty")).inIndependent("meta-mentions-dm-empty"),
+		HeldOut3.fault("RENDER-ESCAPE/shape#9", heldOut3What("render-escape-first-line")).inIndependent("render-escape-first-line"),
+		HeldOut3.fault("RENDER-ISSUE/shape#5", heldOut3What("render-issue-five-digits")).inIndependent("render-issue-five-digits"),
+	}
+}

@@ -711,3 +711,18 @@ func heldOut2RoomsFaults() []Fault {
 		HeldOut2.fault("ROOM-LAST-ACCESS/wrong-subject", heldOut2What("send-touch-first-member")).inIndependent("send-touch-first-member"),
 	}
 }
+
+// heldOut3RoomsFaults are the defects of the third held-out set (independent.HeldOut3)
+// whose requirements belong to this file (see heldOut3What).
+func heldOut3RoomsFaults() []Fault {
+	return []Fault{
+		HeldOut3.fault("CHANNEL-SECURITY/shape#6", heldOut3What("channel-security-needs-topic")).inIndependent("channel-security-needs-topic"),
+		HeldOut3.fault("ORG-ROOM/shape#3", heldOut3What("org-room-empty-object")).inIndependent("org-room-empty-object"),
+		HeldOut3.fault("REPO-ROOM/wrong-subject#2", heldOut3What("repo-room-owner-match")).inIndependent("repo-room-owner-match"),
+		HeldOut3.fault("ROOM-HIDE/intermittent#2", heldOut3What("hide-lost-flaky")).inIndependent("hide-lost-flaky"),
+		HeldOut3.fault("ROOM-HIDE/not-stored#6", heldOut3What("hide-toggle")).inIndependent("hide-toggle"),
+		HeldOut3.fault("ROOM-KINDS/wrong-subject#7", heldOut3What("rooms-empty-dropped")).inIndependent("rooms-empty-dropped"),
+		HeldOut3.fault("ROOM-LAST-ACCESS/stale-derived#3", heldOut3What("send-status-no-touch")).inIndependent("send-status-no-touch"),
+		HeldOut3.fault("ROOM-ONE-TO-ONE/wrong-subject#4", heldOut3What("room-onetoone-two-members")).inIndependent("room-onetoone-two-members"),
+	}
+}

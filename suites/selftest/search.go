@@ -240,3 +240,12 @@ func heldOut2SearchFaults() []Fault {
 		HeldOut2.fault("SEARCH-Q/ignores-input#5", heldOut2What("search-status-excluded")).inIndependent("search-status-excluded"),
 	}
 }
+
+// heldOut3SearchFaults are the defects of the third held-out set (independent.HeldOut3)
+// whose requirements belong to this file (see heldOut3What).
+func heldOut3SearchFaults() []Fault {
+	return []Fault{
+		HeldOut3.fault("SEARCH-Q/ignores-input#6", heldOut3What("search-ascii-fold-query")).inIndependent("search-ascii-fold-query"),
+		HeldOut3.fault("SEARCH-Q/ignores-input#7", heldOut3What("search-plus-not-space")).inIndependent("search-plus-not-space"),
+	}
+}

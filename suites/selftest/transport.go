@@ -499,3 +499,15 @@ func heldOut2TransportFaults() []Fault {
 		HeldOut2.fault("HTTP-JSON-CONTENT-TYPE/shape#6", heldOut2What("ctype-jsonp-query-token")).inIndependent("ctype-jsonp-query-token"),
 	}
 }
+
+// heldOut3TransportFaults are the defects of the third held-out set (independent.HeldOut3)
+// whose requirements belong to this file (see heldOut3What).
+func heldOut3TransportFaults() []Fault {
+	return []Fault{
+		HeldOut3.fault("AUTH-REQUIRED/too-wide#4", heldOut3What("auth-anonymous-path-user")).inIndependent("auth-anonymous-path-user"),
+		HeldOut3.fault("AUTH-UNKNOWN-TOKEN/ignores-input#5", heldOut3What("auth-token-extra-suffix")).inIndependent("auth-token-extra-suffix"),
+		HeldOut3.fault("HTTP-GET-SAFE/collateral#11", heldOut3What("around-marks-read")).inIndependent("around-marks-read"),
+		HeldOut3.fault("HTTP-JSON-BODY/shape#7", heldOut3What("mark-read-body-text")).inIndependent("mark-read-body-text"),
+		HeldOut3.fault("HTTP-JSON-CONTENT-TYPE/shape#7", heldOut3What("ctype-hide-plain")).inIndependent("ctype-hide-plain"),
+	}
+}

@@ -675,3 +675,15 @@ func heldOut2UnreadFaults() []Fault {
 		HeldOut2.fault("UNREAD-ROOM-COUNTS/too-wide#2", heldOut2What("room-mentions-count-any")).inIndependent("room-mentions-count-any"),
 	}
 }
+
+// heldOut3UnreadFaults are the defects of the third held-out set (independent.HeldOut3)
+// whose requirements belong to this file (see heldOut3What).
+func heldOut3UnreadFaults() []Fault {
+	return []Fault{
+		HeldOut3.fault("UNREAD-CHAT/collateral", heldOut3What("edit-marks-read-all")).inIndependent("edit-marks-read-all"),
+		HeldOut3.fault("UNREAD-FLAG/stale-derived#5", heldOut3What("unread-flag-list-false")).inIndependent("unread-flag-list-false"),
+		HeldOut3.fault("UNREAD-MARK-READ/ignores-input#7", heldOut3What("mark-read-recent-window")).inIndependent("mark-read-recent-window"),
+		HeldOut3.fault("UNREAD-MENTION/stale-derived", heldOut3What("unread-mention-send-time")).inIndependent("unread-mention-send-time"),
+		HeldOut3.fault("UNREAD-READBY/wrong-subject", heldOut3What("readby-caller-excluded")).inIndependent("readby-caller-excluded"),
+	}
+}

@@ -145,3 +145,11 @@ func heldOut2UserFaults() []Fault {
 		HeldOut2.fault("USER-STABLE/shape#2", heldOut2What("dm-peer-url-display")).inIndependent("dm-peer-url-display").inWholeRun(),
 	}
 }
+
+// heldOut3UserFaults are the defects of the third held-out set (independent.HeldOut3)
+// whose requirements belong to this file (see heldOut3What).
+func heldOut3UserFaults() []Fault {
+	return []Fault{
+		HeldOut3.fault("USER-STABLE/shape#3", heldOut3What("fromuser-url-by-id")).inIndependent("fromuser-url-by-id").inWholeRun(),
+	}
+}
