@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -500,5 +501,48 @@ func TestMerge(t *testing.T) {
 	}
 	if _, err := merge(map[string]any{}, map[string]any{"gone": nil}, ""); err == nil {
 		t.Error("deleting a missing key must be an error: the overlay drifted from the document")
+	}
+}
+
+// A success whose status the core document gives no body (hiding a room,
+// marking read) may come without one; one that carries a body is held to
+// what every success body is: JSON, labelled application/json with charset
+// utf-8. Nothing else would look at it, as there is no schema to hold it to.
+func TestAnUndocumentedSuccessBodyIsStillJSON(t *testing.T) {
+	v, err := MustLoad(Core).NewValidator("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hide = "/v1/user/me/rooms/5f1a0c2b9d3e4f5a6b7c8d92"
+	for _, tc := range []struct {
+		name, ctype, body string
+		status            int
+		rules             []string
+	}{
+		{"no body", "", "", 204, nil},
+		{"empty 200", "text/plain", "", 200, nil},
+		{"JSON", "application/json; charset=utf-8", `{"success":true}`, 200, nil},
+		{"JSON spelled otherwise", "Application/JSON;Charset=UTF-8", `{}`, 200, nil},
+		{"JSON labelled text", "text/plain", `{"success":true}`, 200, []string{"content-type"}},
+		{"JSON without charset", "application/json", `{}`, 200, []string{"content-type"}},
+		{"text labelled JSON", "application/json; charset=utf-8", "ok", 200, []string{"decode"}},
+		{"text labelled text", "text/plain", "ok", 202, []string{"content-type", "decode"}},
+	} {
+		h := http.Header{}
+		if tc.ctype != "" {
+			h.Set("Content-Type", tc.ctype)
+		}
+		_, vs := v.CheckResponse(context.Background(), httptest.NewRequest("DELETE", "https://x"+hide, nil), tc.status, h, []byte(tc.body))
+		var rules []string
+		for _, x := range vs {
+			if x.Location != UndocumentedBody {
+				t.Errorf("%s: unexpected violation %s", tc.name, x)
+				continue
+			}
+			rules = append(rules, x.Rule)
+		}
+		if !slices.Equal(rules, tc.rules) {
+			t.Errorf("%s: rules %v, want %v (%v)", tc.name, rules, tc.rules, vs)
+		}
 	}
 }

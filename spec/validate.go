@@ -3,9 +3,11 @@ package spec
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -145,9 +147,10 @@ func (v *Validator) CheckResponse(ctx context.Context, req *http.Request, status
 		return "", []Violation{routeViolation(req, "response", err)}
 	}
 	op := route.Operation.OperationID
+	extra := undocumentedBody(op, route.Operation.Responses, status, header, body)
 	meant := meantSuccess(req.Method, route.Operation.Responses, status)
 	if meant == 0 {
-		return op, violations(op, "response", v.validateResponse(ctx, req, route, params, status, header, body, v.opts))
+		return op, append(violations(op, "response", v.validateResponse(ctx, req, route, params, status, header, body, v.opts)), extra...)
 	}
 	opts, what := v.opts, "headers and body"
 	if status == http.StatusNoContent || status == http.StatusResetContent {
@@ -155,7 +158,44 @@ func (v *Validator) CheckResponse(ctx context.Context, req *http.Request, status
 	}
 	out := []Violation{{Operation: op, Side: "response", Location: "status", Rule: "status", Value: status,
 		Message: fmt.Sprintf("status is not supported (the %s are checked as the documented %d)", what, meant)}}
-	return op, append(out, violations(op, "response", v.validateResponse(ctx, req, route, params, meant, header, body, opts))...)
+	return op, append(append(out, violations(op, "response", v.validateResponse(ctx, req, route, params, meant, header, body, opts))...), extra...)
+}
+
+// UndocumentedBody is the Location of the violations of a success whose
+// body the document does not show (undocumentedBody).
+const UndocumentedBody = "body the document does not show"
+
+// undocumentedBody holds a success whose status the document gives no
+// body to, yet which carries one, to what every success body must be: a
+// JSON document labelled application/json with charset utf-8. The
+// validator has no schema to hold it to, so nothing else would look. A
+// success without a body is not held to the label.
+func undocumentedBody(op string, responses *openapi3.Responses, status int, header http.Header, body []byte) []Violation {
+	if status < 200 || status > 299 || len(bytes.TrimSpace(body)) == 0 || responses == nil {
+		return nil
+	}
+	r := responses.Status(status)
+	if r == nil {
+		r = responses.Value(strconv.Itoa(status/100) + "XX")
+	}
+	if r == nil {
+		r = responses.Default()
+	}
+	if r == nil || r.Value == nil || len(r.Value.Content) > 0 {
+		return nil // none documented at all (a route error says so), or a body the validator judges
+	}
+	var out []Violation
+	ct := header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" || !strings.EqualFold(params["charset"], "utf-8") {
+		out = append(out, Violation{Operation: op, Side: "response", Location: UndocumentedBody, Rule: "content-type", Value: ct,
+			Message: fmt.Sprintf("a success that carries a body is labelled %q, not application/json with charset utf-8", ct)})
+	}
+	if !json.Valid(body) {
+		out = append(out, Violation{Operation: op, Side: "response", Location: UndocumentedBody, Rule: "decode",
+			Message: "a success carries a body that is not a JSON document"})
+	}
+	return out
 }
 
 // validateResponse runs kin-openapi's response validation, reading the

@@ -108,7 +108,12 @@ func signature(req string, resp *client.Response) string {
 // the owner of the breach blocks it then (see lacking). Anything else is
 // left to failOn.
 func (e *Env) softViolations(resp *client.Response, violations []spec.Violation) bool {
-	if !usableAnswer(resp) {
+	// A body the document does not show is nothing a check reads: a
+	// success that carries one of the wrong kind is usable all the same.
+	bodiless := resp.Status/100 == 2 && !slices.ContainsFunc(violations, func(v spec.Violation) bool {
+		return v.Location != spec.UndocumentedBody && v.Rule != "cut"
+	})
+	if !bodiless && !usableAnswer(resp) {
 		return false
 	}
 	var broken []string
@@ -133,7 +138,11 @@ func (e *Env) softViolations(resp *client.Response, violations []spec.Violation)
 			}
 			continue
 		}
-		e.softly(r, resp, what)
+		if bodiless {
+			e.noteSoft(r, signature(r, resp), explain(resp, what))
+		} else {
+			e.softly(r, resp, what)
+		}
 	}
 	return true
 }
