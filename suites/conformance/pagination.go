@@ -89,7 +89,7 @@ func paginationSpecs(d decl) {
 			d.entry("limit 100", reqs("PAGE-BEFOREID-WALK", "PAGE-LIMIT", "LIMIT-100"), 100),
 		)
 
-		d.it("answers no newer message for beforeId at the oldest message of a room", reqs("PAGE-BEFOREID-WALK"), func(e *Env) {
+		d.it("answers no newer message for beforeId at the oldest message of a room", reqs("PAGE-BEFOREID-WALK", "PAGE-BEFOREID"), func(e *Env) {
 			// The walk ends on a page shorter than limit, or an empty one: a
 			// server that answers the newest page again never lets it end.
 			// Read only: the first described room whose history is short
@@ -121,9 +121,14 @@ func paginationSpecs(d decl) {
 					}
 				}
 				before := e.list(0, room, q("beforeId", cursor.ID, "limit", "100"))
-				for _, m := range before {
-					Expect(newer).NotTo(HaveKey(m.ID), "beforeId=%s, the oldest message of room %s, answered %s, a message of a newer page: the walk would never end", cursor.ID, room, m.ID)
-				}
+				e.verifies("PAGE-BEFOREID-WALK", func() {
+					for _, m := range before {
+						Expect(newer).NotTo(HaveKey(m.ID), "beforeId=%s, the oldest message of room %s, answered %s, a message of a newer page: the walk would never end", cursor.ID, room, m.ID)
+					}
+				})
+				e.verifies("PAGE-BEFOREID", func() { // at the edge too, the cursor is not older than itself
+					Expect(idsOf(before)).NotTo(ContainElement(cursor.ID), "beforeId=%s, the oldest message of room %s, answered that message itself", cursor.ID, room)
+				})
 				return
 			}
 			Skip("no room the description names has fewer than 2,000 messages to walk back to its start")
