@@ -3,6 +3,7 @@ package selftest
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -283,6 +284,8 @@ func (m *Matrix) writeRedHistogram(w io.Writer) {
 	}
 	fails, reds := make([]int, len(buckets)), make([]int, len(buckets))
 	n, sumFail, sumRed := 0, 0, 0
+	var failing []int
+	threeOrMore, mostJudged := 0, 0
 	for _, r := range m.Results {
 		if r.Kind != "fault" || r.Verdicts == nil {
 			continue
@@ -290,6 +293,13 @@ func (m *Matrix) writeRedHistogram(w io.Writer) {
 		n++
 		f, red := r.red()
 		sumFail, sumRed = sumFail+f, sumRed+red
+		failing = append(failing, f)
+		if f >= 3 {
+			threeOrMore++
+		}
+		if judged, checkable := r.judged(); checkable > 0 && judged*10 >= checkable*9 {
+			mostJudged++
+		}
 		for i, b := range buckets {
 			if f >= b.lo && f <= b.hi {
 				fails[i]++
@@ -304,8 +314,29 @@ func (m *Matrix) writeRedHistogram(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nRequirements one fault turns red (%d faults with a report; mean FAIL %.2f, mean FAIL or BLOCKED %.2f)\n",
 		n, float64(sumFail)/float64(n), float64(sumRed)/float64(n))
+	slices.Sort(failing)
+	fmt.Fprintf(w, "median FAIL %d; %d faults (%.1f %%) fail 3 or more requirements", failing[(len(failing)-1)/2], threeOrMore, 100*float64(threeOrMore)/float64(n))
+	if m.Full { // judged is a whole run's measure
+		fmt.Fprintf(w, "; %d (%.1f %%) leave at least 90 %% of the checkable requirements judged", mostJudged, 100*float64(mostJudged)/float64(n))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-12s %12s %18s\n", "requirements", "faults: FAIL", "FAIL or BLOCKED")
 	for i, b := range buckets {
 		fmt.Fprintf(w, "%-12s %12d %18d\n", label(b.lo, b.hi), fails[i], reds[i])
 	}
+}
+
+// judged counts the requirements a fault's run judged (PASS, FAIL or
+// KNOWN) among those it could check (every verdict but N/A).
+func (r Result) judged() (judged, checkable int) {
+	for _, v := range r.Verdicts {
+		switch v {
+		case "N/A":
+			continue
+		case "PASS", "FAIL", "KNOWN":
+			judged++
+		}
+		checkable++
+	}
+	return judged, checkable
 }
