@@ -61,6 +61,27 @@ func messageSpecs(d decl) {
 			}
 		})
 
+		d.it("refuses a send or an edit without text, whatever else its body carries, and stores nothing", reqs("MSG-TEXT-REQUIRED"), func(e *Env) {
+			room := e.writeRoom()
+			text, _ := e.text()
+			m := e.send(0, room, text) // the newest of ours before the refused sends, and the one edited
+			// The optional field present does not stand in for the required
+			// one, whatever its value.
+			for _, body := range []map[string]any{{}, {"status": true}, {"status": false}} {
+				resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: body, Invalid: true})
+				Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, fmt.Sprintf("a send whose body %v has no text was accepted", body)))
+			}
+			resp := e.call(0, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID, Body: map[string]any{}, Invalid: true})
+			Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, "an edit whose body has no text was accepted"))
+			By("reading back: no message of ours after the last accepted send, and the text unedited")
+			Expect(e.getMessage(0, room, m.ID).Text).To(Equal(text), "message %s after an edit without text was refused", m.ID)
+			for _, x := range e.list(0, room, q("limit", "10")) { // in any order
+				if x.ID != m.ID && x.FromUser.ID == e.me(0) && parseTime(x.Sent).After(parseTime(m.Sent)) {
+					Fail(fmt.Sprintf("message %s (text %q) of user 1 follows %s in the room, though every send after it was refused", x.ID, x.Text, m.ID))
+				}
+			}
+		})
+
 		d.it("keeps the text unchanged and names the sender as fromUser", reqs("MSG-SEND-TEXT"), func(e *Env) {
 			room := e.writeRoom()
 			for u := range min(len(e.Users), 2) { // two senders: a server that stamps one user on every message fails
