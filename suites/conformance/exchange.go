@@ -100,13 +100,20 @@ func (e *Env) expectStatus(resp *client.Response, want ...int) {
 		return
 	}
 	if !wantsRefusal {
-		// A 401 to a request carrying a user's token is the refusal of
-		// that token's place, whatever was asked.
-		if r := refusedPlace(resp); r != "" {
-			e.lacking(r, explain(resp, what))
-		}
+		e.tokenRefused(resp, explain(resp, what))
 	}
 	Fail(explain(resp, what))
+}
+
+// tokenRefused blocks the check (see lacking) when resp is a 401 to a
+// request that carried a described user's token: the refusal is the
+// token place's requirement, whatever was asked. Otherwise it does
+// nothing.
+func (e *Env) tokenRefused(resp *client.Response, text string) {
+	GinkgoHelper()
+	if r := refusedPlace(resp); r != "" {
+		e.lacking(r, text)
+	}
 }
 
 // refusedPlace names the requirement of the token's place when resp is a
@@ -136,9 +143,7 @@ func (e *Env) expectSuccess(resp *client.Response) {
 		return
 	}
 	text := explain(resp, fmt.Sprintf("answered %d, want a 2xx", resp.Status))
-	if r := refusedPlace(resp); r != "" {
-		e.lacking(r, text)
-	}
+	e.tokenRefused(resp, text)
 	Fail(text)
 }
 

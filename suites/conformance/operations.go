@@ -120,9 +120,7 @@ func (e *Env) searchIDs(g Gomega, room, query string) []string {
 	GinkgoHelper()
 	var ms []Message
 	resp := e.call(0, requestList(room, q("q", query, "limit", "10")))
-	if r := refusedPlace(resp); r != "" {
-		e.lacking(r, explain(resp, "status"))
-	}
+	e.tokenRefused(resp, explain(resp, "status"))
 	g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
 	e.decode(resp, &ms)
 	return idsOf(ms)
@@ -199,9 +197,7 @@ func (e *Env) peek(g Gomega, u int, room, id string) Message {
 	GinkgoHelper()
 	resp := e.call(u, client.Request{Method: "GET", Path: messagesPath(room) + "/" + id})
 	var m Message
-	if r := refusedPlace(resp); r != "" {
-		e.lacking(r, explain(resp, "status"))
-	}
+	e.tokenRefused(resp, explain(resp, "status"))
 	g.Expect(resp.Status).To(Equal(200), "user %d reads message %s: %s", u+1, id, explain(resp, "status"))
 	e.decode(resp, &m)
 	return m
