@@ -10,7 +10,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/spec"
@@ -29,7 +32,7 @@ type recordFlags struct {
 
 func (r *recordFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.record, "record", "", "write every exchange of the run to `file` (JSON Lines, tokens redacted), for chatconform replay and verify")
-	fs.StringVar(&r.attest, "attest", "", "write a signed in-toto attestation of the run to `file` (needs --record and --key)")
+	fs.StringVar(&r.attest, "attest", "", "write a signed in-toto attestation of the run to `file` (needs --record and --key), and its in-toto Test Result beside it (FILE.test-result.json)")
 	fs.StringVar(&r.key, "key", "", "private key `file` (PEM: ECDSA P-256 or Ed25519) that signs --attest; chatconform keygen makes one")
 }
 
@@ -51,7 +54,19 @@ func (r *recordFlags) check() error {
 		}
 		r.keyPEM = raw
 	}
+	if r.attest != "" {
+		if tr := testResultPath(r.attest); tr == r.record {
+			return fmt.Errorf("--attest %s writes its Test Result statement to %s, the --record file: name another", r.attest, tr)
+		}
+		return runner.CheckOutputs(r.record, r.attest, testResultPath(r.attest))
+	}
 	return runner.CheckOutputs(r.record, r.attest)
+}
+
+// testResultPath is where the in-toto Test Result statement of an
+// attestation is written: beside it, att.json giving att.test-result.json.
+func testResultPath(attestPath string) string {
+	return strings.TrimSuffix(attestPath, ".json") + ".test-result.json"
 }
 
 // recording is a run's record being written.
@@ -145,9 +160,95 @@ func (rc *recording) finish(ctx context.Context, res *runner.Result, stdout io.W
 	if err := os.WriteFile(rc.flags.attest, append(env, '\n'), 0o644); err != nil {
 		return fmt.Errorf("--attest: %w", err)
 	}
-	fmt.Fprintf(stdout, "chatconform: attestation of the run signed and written to %s; check it with chatconform verify %s --key PUBLIC.pem --record %s\n",
-		rc.flags.attest, rc.flags.attest, rc.flags.record)
+	trs := attest.NewTestResult(st, ciRunURL())
+	trEnv, err := attest.SignTestResult(ctx, trs, rc.flags.keyPEM)
+	if err != nil {
+		return fmt.Errorf("--attest: %w", err)
+	}
+	trPath := testResultPath(rc.flags.attest)
+	if err := os.WriteFile(trPath, append(trEnv, '\n'), 0o644); err != nil {
+		return fmt.Errorf("--attest: %w", err)
+	}
+	fmt.Fprintf(stdout, "chatconform: attestation of the run signed and written to %s, and its in-toto Test Result (%s) to %s\n",
+		rc.flags.attest, trs.Predicate.Result, trPath)
+	printVerifyHint(stdout, st, rc.flags)
 	return nil
+}
+
+// printVerifyHint prints the chatconform verify command that accepts this
+// run's attestation, with each flag it needs and what that flag accepts:
+// verify refuses by default what a run's claim cannot show on its own
+// (verdicts it does not re-derive, a run that did not judge everything, a
+// run of the bundled server).
+func printVerifyHint(w io.Writer, st *attest.Statement, f *recordFlags) {
+	cmd := []string{"chatconform", "verify", shq(f.attest), "--key", "PUBLIC.pem", "--record", shq(f.record)}
+	exp, err := attest.Expect(st, f.record, checkedByACheck)
+	if err != nil {
+		fmt.Fprintf(w, "chatconform: check it with %s (see chatconform verify --help)\n", strings.Join(cmd, " "))
+		return
+	}
+	var why [][2]string
+	for _, r := range exp.Refused {
+		switch r.Flag {
+		case attest.FlagAcceptSigned:
+			more := ""
+			if n := len(exp.Rederived); n > 0 {
+				more = fmt.Sprintf("; the other %d it re-derives", n)
+			}
+			why = append(why, [2]string{r.Flag, fmt.Sprintf("accepts on the signer's word the %s of checks that a replay of the record cannot re-derive (verify lists each%s)",
+				verdicts(len(exp.Trusted)), more)})
+		case attest.FlagMinJudged:
+			c := exp.Coverage
+			why = append(why, [2]string{fmt.Sprintf("%s %d", r.Flag, c.Judged), fmt.Sprintf("accepts a run that judged %d of the %d checkable requirements of profile %s (by default verify wants every one judged)",
+				c.Judged, c.Total, st.Predicate.Profile)})
+		case attest.FlagAllowBundled:
+			why = append(why, [2]string{r.Flag, "accepts a run of the bundled reference server, which proves the harness, not an implementation"})
+		default:
+			why = append(why, [2]string{r.Flag, "accepts what verify would refuse: " + r.Text})
+		}
+	}
+	width := 0
+	for _, y := range why {
+		cmd = append(cmd, y[0])
+		width = max(width, len(y[0]))
+	}
+	fmt.Fprintf(w, "chatconform: check it with (PUBLIC.pem: the public key of %s; chatconform keygen wrote it beside, as pub.pem unless told otherwise):\n", shq(f.key))
+	fmt.Fprintf(w, "  %s\n", strings.Join(cmd, " "))
+	for _, y := range why {
+		fmt.Fprintf(w, "    %-*s  %s\n", width, y[0], y[1])
+	}
+	if len(why) == 0 {
+		fmt.Fprintln(w, "  (no flag needed: verify re-derives every verdict of this run from the record)")
+	}
+	if len(st.Predicate.Observed.Leaves()) > 0 && !st.Predicate.Bundled {
+		fmt.Fprintln(w, "  add --against URL to compare the certificate a server presents with the one this run recorded (with --ca-file FILE or --insecure-skip-verify for a self-signed server)")
+	}
+}
+
+// shq quotes a word for a POSIX shell when it needs it.
+func shq(s string) string {
+	q, err := syntax.Quote(s, syntax.LangPOSIX)
+	if err != nil {
+		return s
+	}
+	return q
+}
+
+// ciRunURL is the page of the CI run that runs chatconform, when GitHub
+// Actions says which it is ("" otherwise): the Test Result's url.
+func ciRunURL() string {
+	if os.Getenv("GITHUB_ACTIONS") != "true" {
+		return ""
+	}
+	server, repo, id := os.Getenv("GITHUB_SERVER_URL"), os.Getenv("GITHUB_REPOSITORY"), os.Getenv("GITHUB_RUN_ID")
+	if server == "" || repo == "" || id == "" {
+		return ""
+	}
+	u := strings.TrimSuffix(server, "/") + "/" + repo + "/actions/runs/" + id
+	if a := os.Getenv("GITHUB_RUN_ATTEMPT"); a != "" && a != "1" {
+		u += "/attempts/" + a
+	}
+	return u
 }
 
 func fileSHA256(path string) (string, error) {

@@ -6,14 +6,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chatrooms/conformance/suites/attest"
+	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/record"
 	"github.com/chatrooms/conformance/suites/runner"
+	"github.com/chatrooms/conformance/suites/target"
 )
 
 const verifyUsage = `chatconform verify checks a signed attestation of a conformance run.
@@ -38,16 +43,31 @@ It then refuses, unless a flag accepts it, what would mislead:
     this build's (--allow-other-catalogue).
 It always prints the profile, the digests of the catalogue and documents
 the run was judged by, the harness version that made the run, the coverage,
-and which verdicts it re-derived and which it took on trust.
+which verdicts it re-derived and which it took on trust, and the target as
+the run observed it: the addresses it connected to and the SHA-256
+fingerprints of the TLS certificates the server presented.
+
+--against URL connects to URL (over TLS, trusting the system's CAs, plus
+--ca-file, or nothing with --insecure-skip-verify, as a run does) and
+compares the leaf certificate it presents with the one the run recorded:
+another certificate is rejected, naming both fingerprints. It cannot
+compare a run that saw no TLS (a plain-http target) or an attestation made
+before the certificate was recorded, and says so. --test-result FILE also
+checks the in-toto Test Result statement written beside the attestation.
 
 A verified attestation proves that the key's holder signed this record and
 these verdicts, and what this build re-derives from the record. It does not
 prove the record is what a server answered: whoever runs the harness makes
-the record, and a key says who signed, not that the run was honest.
+the record, and a key says who signed, not that the run was honest. A
+matching certificate shows the record names the server at URL, not that
+the run talked to it: a certificate is public, and can be copied into a
+record written by hand.
 
 Exit codes: 0 the attestation holds and nothing is refused; 1 it does not
-hold, or claims what is refused (each reason printed, with the flag that
-accepts it); 2 bad flags or a key that cannot be read.
+hold, claims what is refused (each reason printed, with the flag that
+accepts it), or --against finds another certificate; 2 bad flags or a key
+that cannot be read; 3 --against could not reach the server (DNS, connect,
+TLS, timeout).
 
 Flags (-name and --name are the same):
 `
@@ -63,6 +83,11 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	allowBundled := fs.Bool("allow-bundled", false, "accept a run of the bundled reference server")
 	allowOther := fs.Bool("allow-other-catalogue", false, "accept a run judged by another requirement catalogue or OpenAPI document than this build's")
 	acceptSigned := fs.Bool("accept-signed", false, "accept verdicts not re-derived from the record, on the signer's word (each is listed)")
+	against := fs.String("against", "", "compare the TLS certificate the server at `URL` presents now with the one the run recorded")
+	caFile := fs.String("ca-file", "", "with --against: PEM `file` of a CA to trust besides the system's (as a run's --ca-file)")
+	insecure := fs.Bool("insecure-skip-verify", false, "with --against: do not verify the server's certificate chain (the fingerprint is compared all the same)")
+	timeout := fs.Duration("timeout", 15*time.Second, "with --against: give up on reaching the server after this `duration`")
+	testResult := fs.String("test-result", "", "also check the in-toto Test Result statement `file` written beside the attestation")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -87,10 +112,41 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		pol.MinJudged = &attest.MinJudged{Text: strings.TrimSpace(*minJudged), Count: g.MinJudged, Percent: g.MinPercent}
 	}
+	var hc *http.Client
+	if *against != "" {
+		if u, err := url.Parse(*against); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			fmt.Fprintf(stderr, "chatconform verify: --against %q: want the server's URL, https://host[:port]\n", *against)
+			return exitUsage
+		}
+		if *timeout <= 0 {
+			fmt.Fprintln(stderr, "chatconform verify: --timeout must be positive")
+			return exitUsage
+		}
+		d := &target.Description{CAFile: *caFile, InsecureSkipVerify: *insecure}
+		if hc, err = d.HTTPClient(); err != nil {
+			var te *target.Error
+			if errors.As(err, &te) {
+				err = errors.New(te.Reason)
+			}
+			fmt.Fprintln(stderr, "chatconform verify: --ca-file:", err)
+			return exitUsage
+		}
+		defer hc.CloseIdleConnections()
+	} else if *caFile != "" || *insecure {
+		fmt.Fprintln(stderr, "chatconform verify: --ca-file and --insecure-skip-verify say how to trust the server of --against URL; give --against too")
+		return exitUsage
+	}
 	env, err := os.ReadFile(pos[0])
 	if err != nil {
 		fmt.Fprintln(stderr, "chatconform verify:", err)
 		return exitUsage
+	}
+	var trEnv []byte
+	if *testResult != "" {
+		if trEnv, err = os.ReadFile(*testResult); err != nil {
+			fmt.Fprintln(stderr, "chatconform verify: --test-result:", err)
+			return exitUsage
+		}
 	}
 	pub, err := os.ReadFile(*key)
 	if err != nil {
@@ -102,8 +158,38 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "chatconform verify:", err)
 		return exitUsage
 	}
+	if *against != "" {
+		v.CheckAgainst(*against, func() (*client.Peer, error) {
+			ctx, cancel := context.WithTimeout(ctx, *timeout)
+			defer cancel()
+			return client.Probe(ctx, hc, *against)
+		})
+	}
+	if trEnv != nil && v.Statement != nil {
+		problems, runURL, err := attest.VerifyTestResult(ctx, trEnv, pub, v.Statement)
+		if err != nil {
+			fmt.Fprintln(stderr, "chatconform verify:", err)
+			return exitUsage
+		}
+		for _, p := range problems {
+			v.Problems = append(v.Problems, "--test-result "+*testResult+": "+p)
+		}
+		if len(problems) == 0 {
+			tr := attest.NewTestResult(v.Statement, runURL)
+			v.Notes = append(v.Notes, fmt.Sprintf("--test-result %s: the in-toto Test Result of the same record, signed by the same key, maps these verdicts (result %s, %d passed, %d failed)",
+				*testResult, tr.Predicate.Result, len(tr.Predicate.PassedTests), len(tr.Predicate.FailedTests)))
+		}
+	}
 	if st := v.Statement; st != nil {
 		printStatement(stdout, v)
+	}
+	if a := v.Against; a != nil && a.Matched {
+		fmt.Fprintf(stdout, "  against %s: the server presents leaf certificate sha256 %s, the one the run recorded\n", a.URL, a.Live.Leaf())
+	}
+	if a := v.Against; a != nil {
+		for _, n := range a.Notes {
+			fmt.Fprintf(stdout, "  note: %s\n", n)
+		}
 	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(stdout, "  note: %s\n", n)
@@ -117,6 +203,13 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, p := range v.Problems {
 		fmt.Fprintf(stdout, "  REJECTED: %s\n", p)
 	}
+	a := v.Against
+	if a != nil && a.Problem != "" {
+		fmt.Fprintf(stdout, "  REJECTED (--against): %s\n", a.Problem)
+	}
+	if a != nil && a.Unreached != nil {
+		fmt.Fprintf(stdout, "  NOT COMPARED (--against): no connection to %s: %v\n", a.URL, a.Unreached)
+	}
 	switch {
 	case len(v.Problems) > 0:
 		fmt.Fprintln(stdout, "chatconform verify: the attestation does NOT hold")
@@ -124,10 +217,24 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case len(v.Refused) > 0:
 		fmt.Fprintln(stdout, "chatconform verify: REFUSED: the attestation holds as signed, but what it claims would mislead (each REFUSED line names the flag that accepts it)")
 		return exitFail
+	case a != nil && a.Problem != "":
+		fmt.Fprintf(stdout, "chatconform verify: REJECTED: the attestation holds, but the server at %s is not shown to be the one the run observed\n", a.URL)
+		return exitFail
+	case a != nil && a.Unreached != nil:
+		hint := ""
+		var te *client.TransportError
+		if errors.As(a.Unreached, &te) && te.Kind == client.KindTLS && *caFile == "" && !*insecure {
+			hint = " (a self-signed server: --ca-file FILE trusts its CA; --insecure-skip-verify trusts any certificate, and the fingerprint is compared all the same)"
+		}
+		fmt.Fprintf(stdout, "chatconform verify: the attestation holds, but no connection to %s could be made to compare its certificate%s\n", a.URL, hint)
+		return exitHarness
 	}
 	what := "the signature holds"
 	if v.RecordChecked {
 		what = "the signature holds, the record is the one signed, and replaying it finds the verdicts claimed"
+	}
+	if a != nil && a.Matched {
+		what += ", and the server at " + a.URL + " presents the certificate the run recorded"
 	}
 	fmt.Fprintf(stdout, "chatconform verify: OK: %s; %s re-derived from the record, %d taken on trust (key %s)\n",
 		what, verdicts(len(v.Rederived)), len(v.Trusted), short(v.KeyID))
@@ -177,6 +284,7 @@ func printStatement(w io.Writer, v *attest.Verified) {
 	if len(v.Trusted) > 0 {
 		fmt.Fprintf(w, "    why not re-derived: %s\n", reasons(v.Trusted))
 	}
+	p.Observed.Print(w, "  ")
 }
 
 // reasons counts the trusted verdicts by why they were not re-derived.

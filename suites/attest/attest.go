@@ -2,10 +2,12 @@
 // check an implementer's claim of conformance: an in-toto Statement (v1)
 // whose subject is the run record (suites/record) by its SHA-256 digest, and
 // whose predicate holds the target, the profile, the harness version, the
-// digests of the documents the run was judged by, the seed, the counts and
-// every requirement's verdict. The statement travels in a DSSE envelope,
-// signed with an ECDSA (P-256) or Ed25519 key in PEM, through the DSSE and
-// key code of go-securesystemslib, the library the in-toto project keeps.
+// digests of the documents the run was judged by, the seed, the counts,
+// every requirement's verdict and the target as the record observed it
+// (addresses, TLS certificate fingerprints). The statement travels in a
+// DSSE envelope, signed with an ECDSA (P-256) or Ed25519 key in PEM,
+// through the DSSE and key code of go-securesystemslib, the library the
+// in-toto project keeps.
 //
 // Verify checks the signature; given the record, it also checks the
 // record's digest, replays the record with this build's validator and
@@ -19,6 +21,11 @@
 // profile, a run of the bundled reference server, and a run judged by
 // another requirement catalogue or OpenAPI document than this build's.
 //
+// CheckAgainst compares the certificate a live server presents with the
+// recorded ones (chatconform verify --against). NewTestResult maps a
+// statement to the in-toto Test Result predicate, signed beside it.
+// predicate.schema.json is the JSON Schema of Predicate.
+//
 // What a verified attestation proves: that the holder of the key signed
 // this record and these verdicts, that the record is unchanged since, and
 // that this build, replaying it, finds what the re-derived verdicts say.
@@ -26,6 +33,11 @@
 // A record is written by whoever runs the harness, and a key says who
 // signed, not that the run was honest.
 package attest
+
+// predicate.schema.json is the JSON Schema of Predicate; after changing a
+// field of it (or of a type it holds), regenerate the file with:
+//
+//go:generate go run ./internal/predicateschema/gen.go predicate.schema.json
 
 import (
 	"context"
@@ -98,6 +110,11 @@ type Predicate struct {
 	// Record is what the record's exchanges show, judged while the run
 	// went on: what a replay of the record must find again.
 	Record RecordClaim `json:"record"`
+	// Observed is what the harness saw of the server, as the record's
+	// trailer keeps it: the addresses it reached and the SHA-256
+	// fingerprints of the TLS certificate chains presented. Absent from
+	// statements made before it was kept.
+	Observed *record.Observation `json:"observed,omitempty"`
 }
 
 // Requirement is one requirement's verdict.
@@ -154,26 +171,10 @@ func NewStatement(reportJSON []byte, recordPath string) (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(recordPath)
+	h, tr, err := readRecord(recordPath)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	rd, err := record.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		if _, err := rd.Next(); err == io.EOF {
-			break
-		} else if err != nil {
-			return nil, err
-		}
-	}
-	if rd.Trailer == nil || rd.Trailer.Verdicts == nil {
-		return nil, errors.New("attest: the record holds no verdicts (it was cut short, or written without judging)")
-	}
-	h := rd.Header
 	if h.Seed != rep.Seed || h.Profile != rep.Profile {
 		return nil, fmt.Errorf("attest: the record (seed %d, profile %s) is not of the run reported (seed %d, profile %s)", h.Seed, h.Profile, rep.Seed, rep.Profile)
 	}
@@ -189,9 +190,34 @@ func NewStatement(reportJSON []byte, recordPath string) (*Statement, error) {
 	}
 	p := Predicate{Target: rep.Target, Bundled: rep.Bundled, Profile: rep.Profile, HarnessVersion: rep.Version, Digests: h.Digests,
 		Seed: rep.Seed, Started: rep.Started, ExitCode: rep.ExitStatus, Halted: rep.Halted, Requests: rep.Requests, Counts: rep.Counts,
-		Checks: rep.Checks, Coverage: rep.Coverage, Requirements: rep.Requirements, Record: claim(rd.Trailer.Verdicts)}
+		Checks: rep.Checks, Coverage: rep.Coverage, Requirements: rep.Requirements, Record: claim(tr.Verdicts), Observed: tr.Observed}
 	return &Statement{Type: StatementType, PredicateType: PredicateType, Predicate: p,
 		Subject: []Subject{{Name: filepath.Base(recordPath), Digest: map[string]string{"sha256": digest}}}}, nil
+}
+
+// readRecord reads the header and the trailer of a record written with
+// verdicts.
+func readRecord(path string) (record.Header, *record.Trailer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return record.Header{}, nil, err
+	}
+	defer f.Close()
+	rd, err := record.NewReader(f)
+	if err != nil {
+		return record.Header{}, nil, err
+	}
+	for {
+		if _, err := rd.Next(); err == io.EOF {
+			break
+		} else if err != nil {
+			return record.Header{}, nil, err
+		}
+	}
+	if rd.Trailer == nil || rd.Trailer.Verdicts == nil {
+		return record.Header{}, nil, errors.New("attest: the record holds no verdicts (it was cut short, or written without judging)")
+	}
+	return rd.Header, rd.Trailer, nil
 }
 
 // claim turns verdicts into what a statement says of them.
@@ -241,6 +267,11 @@ func signerVerifier(pemBytes []byte) (dsse.SignerVerifier, error) {
 // Sign wraps a statement in a DSSE envelope signed with the private key in
 // keyPEM, and returns the envelope's JSON.
 func Sign(ctx context.Context, st *Statement, keyPEM []byte) ([]byte, error) {
+	return sign(ctx, st, keyPEM)
+}
+
+// sign signs any in-toto statement.
+func sign(ctx context.Context, st any, keyPEM []byte) ([]byte, error) {
 	sv, err := signerVerifier(keyPEM)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,6 +96,9 @@ type Verified struct {
 	Allowed  []Refusal
 	// Notes say what was not checked, or what changed without harm.
 	Notes []string
+	// Against is what comparing a live server with the certificates the
+	// statement recorded found (CheckAgainst); nil when not asked.
+	Against *Against
 }
 
 // Coverage is how many of the profile's checkable requirements a run
@@ -132,7 +136,9 @@ type Refusal struct {
 }
 
 // OK reports whether the attestation holds, under the Policy.
-func (v *Verified) OK() bool { return len(v.Problems) == 0 && len(v.Refused) == 0 }
+func (v *Verified) OK() bool {
+	return len(v.Problems) == 0 && len(v.Refused) == 0 && (v.Against == nil || v.Against.Matched)
+}
 
 func (v *Verified) problem(format string, args ...any) {
 	v.Problems = append(v.Problems, fmt.Sprintf(format, args...))
@@ -198,6 +204,13 @@ func Verify(ctx context.Context, envelope, pubPEM []byte, opt Options) (*Verifie
 	payload, err := env.DecodeB64Payload()
 	if err != nil {
 		out.problem("the payload: %v", err)
+		return out, nil
+	}
+	var kind struct {
+		PredicateType string `json:"predicateType"`
+	}
+	if json.Unmarshal(payload, &kind) == nil && kind.PredicateType == TestResultPredicateType {
+		out.problem("this is the in-toto Test Result statement written beside an attestation; verify the attestation itself (the file given to --attest), and this file with --test-result")
 		return out, nil
 	}
 	var st Statement
@@ -283,6 +296,9 @@ func (v *Verified) checkRecord(path, version string) {
 		same("target", h.Target, p.Target)
 	}
 	same("document digests", h.Digests, p.Digests)
+	if r.Trailer != nil && !reflect.DeepEqual(r.Trailer.Observed, p.Observed) {
+		v.problem("the record's observed target (%s) is not the statement's (%s)", describe(r.Trailer.Observed), describe(p.Observed))
+	}
 	if r.VersionChanged {
 		v.Notes = append(v.Notes, fmt.Sprintf("replayed by harness %s, not the run's %s", version, h.Version))
 	}
@@ -328,6 +344,7 @@ func judgedVerdict(s string) bool { return s == "PASS" || s == "FAIL" || s == "K
 func (v *Verified) judge(opt Options) {
 	p := &v.Statement.Predicate
 	v.checkTally(p)
+	v.checkAddresses(p)
 	v.coverage(p)
 	v.derive(p, opt.Checked)
 	pol := opt.Policy

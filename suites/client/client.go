@@ -20,6 +20,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -170,6 +171,7 @@ type Client struct {
 	red     *Redactor
 	limiter *rate.Limiter
 	fails   atomic.Int64 // transport failures in a row
+	peers   atomic.Pointer[peerMemo]
 }
 
 // New returns a Client.
@@ -338,7 +340,13 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.Method, target, rd)
+	reqCtx := ctx
+	var seen *connSeen // the connection's remote address, for an observer
+	if c.cfg.Observe != nil {
+		seen = &connSeen{}
+		reqCtx = httptrace.WithClientTrace(ctx, seen.trace())
+	}
+	req, err := http.NewRequestWithContext(reqCtx, r.Method, target, rd)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", c.red.Error(err))
 	}
@@ -395,7 +403,7 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	out.Violations = c.boundViolations(violations)
 	out.Exchange = c.record(r, req, body, out, elapsed)
 	if c.cfg.Observe != nil {
-		c.observe(r, req, body, out, start, end)
+		c.observe(r, req, body, out, start, end, c.peerOf(req.URL, resp.TLS, seen.addr()))
 	}
 	return out, nil
 }

@@ -42,12 +42,17 @@ type Observed struct {
 	// RequestHeader and ResponseHeader are the headers as the Exchange
 	// keeps them: redacted and capped.
 	RequestHeader, ResponseHeader http.Header
+	// Peer is what the client saw of the server that answered: the
+	// address, and the certificates it presented over TLS. It is shared
+	// by the answers of a connection and must not be modified; nil when
+	// unknown (an exchange read back from a record).
+	Peer *Peer
 }
 
 // observe hands one answer to Config.Observe.
-func (c *Client) observe(r Request, req *http.Request, body []byte, out *Response, start, end time.Time) {
+func (c *Client) observe(r Request, req *http.Request, body []byte, out *Response, start, end time.Time, peer *Peer) {
 	o := Observed{
-		Start: start, End: end, User: c.secretIndex(req), Method: req.Method,
+		Start: start, End: end, User: c.secretIndex(req), Method: req.Method, Peer: peer,
 		Path:      c.red.String(r.Path),
 		Query:     c.red.String(tokenParam.ReplaceAllString(req.URL.RawQuery, "${1}"+c.red.Marker())),
 		Operation: out.Operation, Invalid: r.Invalid, Status: out.Status,

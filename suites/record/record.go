@@ -7,9 +7,11 @@
 // profile, harness version, the target, and SHA-256 digests of the OpenAPI
 // documents and the requirement catalogue the run was judged by). Every
 // following line but the last is one Exchange, in the order the client saw
-// the answers. The last line is a Trailer: how many exchanges were written
-// and the verdicts judged while the run went on, from the exchanges as the
-// client saw them; replaying a record compares what it finds with those.
+// the answers. The last line is a Trailer: how many exchanges were written,
+// the verdicts judged while the run went on, from the exchanges as the
+// client saw them (replaying a record compares what it finds with those),
+// and what the client saw of the server: the addresses it reached and the
+// fingerprints of the TLS certificates presented (Observation).
 //
 // What is written is redacted: every token of the run is replaced by value
 // in paths, queries, headers and bodies, and credential headers never carry
@@ -173,6 +175,9 @@ type Trailer struct {
 	// Verdicts are those judged while the run went on; nil when the
 	// writer was not asked to judge.
 	Verdicts *Verdicts `json:"verdicts,omitempty"`
+	// Observed is what the harness saw of the server (its addresses and
+	// TLS certificates); nil in a record written before it was kept.
+	Observed *Observation `json:"observed,omitempty"`
 }
 
 // line is the JSON form of an exchange.

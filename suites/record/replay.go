@@ -220,6 +220,8 @@ func (r *Replayed) Print(w io.Writer) {
 		h.Profile, h.Seed, h.Version, h.Target, v.Exchanges)
 	if r.Trailer == nil {
 		fmt.Fprintln(w, "  the record has no trailer: the run was cut short, or the file is incomplete")
+	} else {
+		r.Trailer.Observed.Print(w, "  ")
 	}
 	switch {
 	case len(r.Changes) == 0 && !r.VersionChanged:

@@ -28,6 +28,7 @@ type Writer struct {
 	err    error
 	closed bool
 	judge  *Judge // nil: no verdicts in the trailer
+	seen   observer
 }
 
 // NewWriter writes h (Kind, Format, Started, Digests and BodyCap filled in)
@@ -68,6 +69,7 @@ func (w *Writer) Observe(o client.Observed) {
 		Operation: o.Operation, Invalid: o.Invalid, Status: o.Status, RequestHeader: reqH, ResponseHeader: respH,
 		RequestBody: o.RequestBody, ResponseBody: o.ResponseBody, RequestSize: int64(len(o.RequestBody)),
 		ResponseSize: int64(len(o.ResponseBody)), Reproduce: o.Reproduce}
+	w.seen.add(o.Peer, w.red)
 	w.Write(x)
 }
 
@@ -116,7 +118,7 @@ func (w *Writer) Close() (*Trailer, error) {
 		return nil, errors.New("record: closed twice")
 	}
 	w.closed = true
-	t := &Trailer{Kind: KindTrailer, Exchanges: w.n}
+	t := &Trailer{Kind: KindTrailer, Exchanges: w.n, Observed: w.seen.observation()}
 	w.mu.Unlock()
 	if w.judge != nil {
 		t.Verdicts = w.judge.Verdicts()
