@@ -8,6 +8,25 @@ import "strings"
 // "attribution" a defect a check sees but blames on another requirement.
 // The matrix prints each beside its fault.
 var survivorReasons = map[string]string{
+	// The third held-out set (origin HeldOut3), written blind after the
+	// model's second round; measured before and after its third. What a
+	// check would have to do is said; none was written for one of them.
+	"HTTP-JSON-CONTENT-TYPE/shape#7":     "gap (held out, third set): the answer to hiding a room is labelled text/plain; HTTP-JSON-CONTENT-TYPE's own checks hide nothing (the hide check meets it in --full, under the rule that a success with a body the document does not show is still JSON)",
+	"META-MENTIONS/wrong-subject#4":      "not checked, on purpose (held out, third set): messages of one-to-one rooms carry no mentions; the run writes only in write_room, and the metadata of messages it did not write is not predicted",
+	"MSG-EDIT-V-INC/ignores-input":       "gap (held out, third set): an edit to the text the message already has leaves v as it was; no check or draw of the model edits a message to its own text",
+	"MSG-ROOM-SCOPE/too-wide#5":          "gap (held out, third set): aroundId naming a message of another room answers that room's window; the wrong-parent checks read, edit and search through another room's path, but no list cursor names another room's message",
+	"MSG-SEND-STORED/not-stored#6":       "gap (held out, third set): a message with the same text as the sender's previous one is acknowledged and dropped; every text the checks and the model send is unique",
+	"MSG-SEND-TEXT/not-stored#8":         "gap (held out, third set): a text over 4,096 bytes is stored cut; no check of MSG-SEND-TEXT sends one that long (the core profile leaves the longest text open, so a server may refuse it, but not cut it)",
+	"PAGE-BEFOREID-WALK/wrong-subject#5": "timing (held out, third set): a beforeId page that would hold fewer than limit messages comes back empty; the walks end where they have seen their own messages, so it shows only when the room's older history is short of a page there, which depends on what the run wrote before (caught in some runs, not others)",
+	"PAGE-BEFOREID/wrong-subject#3":      "gap (held out, third set): beforeId at a room's oldest message answers that message; the check that pages to a room's start walks the first described room short enough, and in the independent implementation's world that walk ends on a short page before asking past the oldest message",
+	"PAGE-SKIP/ignores-input#5":          "gap (held out, third set): skip past the room's last message is clamped to the oldest page; no check knows how many messages a room holds when it skips (other writers may add), so none skips past the end",
+	"RENDER-ISSUE/shape#5":               "gap (held out, third set): an issue reference of five digits or more is not wrapped; the issue numbers the checks and the model write have at most four digits",
+	"ROOM-KINDS/wrong-subject#7":         "gap (held out, third set): rooms without messages are left out of the rooms list; the independent world's description names no room hints, and ROOM-KINDS is judged against the hints (README: a hint is a promise)",
+	"SEARCH-Q/ignores-input#6":           "gap (held out, third set): a word with non-ASCII capitals is not found; the words the checks and the model search for are ASCII",
+	"SEARCH-Q/ignores-input#7":           "gap (held out, third set): a + between words in the query stays a +; SEARCH-Q's own checks search for one word (how several words match is not stated)",
+	"UNREAD-CHAT/collateral":             "gap (held out, third set): an edit marks the message read for every member; the model's unread sequences send and mark read but do not edit, and the edit checks do not read another user's unread list",
+	"UNREAD-MARK-READ/ignores-input#7":   "gap (held out, third set): marking read finds ids among the room's newest 50 messages only; the checks and the model mark messages they have just sent",
+	"UNREAD-MENTION/stale-derived":       "not checked, on purpose (held out, third set): a mention added by an edit is never listed as an unread mention; the document does not say whether an edit that adds a mention makes one, so the model leaves it open",
 	// The second held-out set (origin HeldOut2), measured before and after
 	// the model's second round; the same rule: no check for one of them.
 	"HTTP-JSON-BODY/intermittent#2":       "caught under another id (held out, second set): one edit answer in five carries its JSON document twice; the edits that meet it are the model's and the rendering checks', which stop at the unusable answer under MSG-EDIT (HTTP-JSON-BODY's own checks edit once)",
