@@ -23,6 +23,7 @@ import (
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/generate"
 	"github.com/chatrooms/conformance/suites/history"
 	"github.com/chatrooms/conformance/suites/runner"
 	"github.com/chatrooms/conformance/suites/target"
@@ -166,7 +167,7 @@ type options struct {
 	baseline, writeBaseline, minJudged, require        string
 	insecure                                           bool
 	seed                                               uint64
-	examples, modelSequences                           int
+	examples, modelSequences, parallel                 int
 	list, verbose, version                             bool
 	timeout, eventually, specTimeout, maxTime, waitFor time.Duration
 	rate                                               rateFlag
@@ -315,6 +316,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fs.DurationVar(&o.eventually, "eventually", 5*time.Second, "how long search and unread state may lag behind a write")
 	fs.IntVar(&o.examples, "examples", 0, "random `requests` each generated check draws per operation besides its coverage cases (0: the default, 4)")
 	fs.IntVar(&o.modelSequences, "model-sequences", 0, "random `sequences` each check of the model of the API draws (0: the default, 4)")
+	fs.IntVar(&o.parallel, "parallel", generate.DefaultParallel, "`N`: how many requests a generated check may have in flight at once (1: one at a time; --rate and the waits after 429 and 503 hold for all of them)")
 	var rf recordFlags
 	rf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -334,6 +336,10 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	}
 	if fs.NArg() > 0 {
 		return misplaced(stderr, "chatconform", fs.Arg(0), false)
+	}
+	if o.parallel < 1 {
+		fmt.Fprintf(stderr, "chatconform: --parallel %d: give at least 1 (1 sends one request at a time)\n", o.parallel)
+		return exitUsage
 	}
 	var profile spec.Profile
 	if o.profile != "" {
@@ -417,6 +423,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		Eventually:     o.eventually,
 		Examples:       o.examples,
 		ModelSequences: o.modelSequences,
+		Parallel:       o.parallel,
 		MaxTime:        o.maxTime,
 		Wait:           o.waitFor,
 		Rate:           float64(o.rate),

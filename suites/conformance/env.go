@@ -34,6 +34,9 @@ type Options struct {
 	// ModelSequences is how many random sequences each check of the model
 	// draws (0: the model's default).
 	ModelSequences int
+	// Parallel is how many requests a generated check may have in flight
+	// at once (0: the engine's default; 1: one at a time).
+	Parallel int
 	// SoleWriter says nothing but this run writes to the target (the
 	// bundled server): the model then holds readBy and v exactly, and
 	// places messages the run did not send before every one it sent.

@@ -37,7 +37,7 @@ func (e *Env) generator() *generate.Engine {
 		// hide_room out of user 1's list before it looks.
 		w.HideRoom = ""
 		e.gen.engine, e.gen.err = generate.New(generate.Config{Client: e.Client, Profile: e.Profile, World: w, Seed: e.Seed,
-			Examples: e.Examples, Writes: e.Target.WriteRoom != "", Settle: e.Eventually})
+			Examples: e.Examples, Writes: e.Target.WriteRoom != "", Settle: e.Eventually, Parallel: e.Parallel})
 	})
 	if e.gen.err != nil {
 		if Unreachable(e.gen.err) {

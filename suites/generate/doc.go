@@ -111,6 +111,20 @@
 // schema does not close the object) are left open in both profiles: only
 // no 5xx, a valid 2xx and no change after a refusal are required.
 //
+// # Requests in flight together
+//
+// Config.Parallel (default 8) bounds the requests in flight at once. The
+// properties that judge each answer on its own (GEN-NO-5XX,
+// GEN-VALID-ANSWER, GEN-NO-TOKEN-NO-DATA, GEN-REF-ERROR) send the cases
+// of all the operations together, then take the answers in case order, so
+// the failure reported for an operation is its first in case order, as
+// with Parallel 1; their random examples are drawn by rapid first (in one
+// goroutine), sent together, and a failing one is shrunk by rapid from the
+// same seed. GEN-ROUND-TRIP does the same but for edits of one message,
+// which keep their order. GEN-REFUSED-NO-CHANGE and GEN-GET-NO-CHANGE
+// send their requests in turn; only the reads of one state go together.
+// parallel.go has the details, and what a failure costs in requests.
+//
 // # Running outside go test
 //
 // rapid.Check needs a rapid.TB and reads its seed and budget from global

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -32,6 +33,9 @@ const (
 	// DefaultSettle is how long the state reads wait for the state to
 	// settle (Config.Settle): the runner's default --eventually.
 	DefaultSettle = 5 * time.Second
+	// DefaultParallel is how many requests the engine may have in flight
+	// at once (Config.Parallel).
+	DefaultParallel = 8
 )
 
 // Config configures an Engine.
@@ -65,22 +69,42 @@ type Config struct {
 	// put to a second try (0: DefaultSettle). An eventually consistent
 	// server wants the run's --eventually here.
 	Settle time.Duration
+	// Parallel is how many requests may be in flight at once (0:
+	// DefaultParallel; negative is an error). 1 sends every request after
+	// the answer to the one before, in the order of the engine without
+	// concurrency. Above 1, the properties that judge each answer on its
+	// own (GEN-NO-5XX, GEN-VALID-ANSWER, GEN-NO-TOKEN-NO-DATA,
+	// GEN-REF-ERROR) send their cases, over all the operations asked, at
+	// the same time, and so does GEN-ROUND-TRIP, but for cases that write
+	// the same message, which keep their order; the properties that read
+	// state around a request keep their requests in turn and send only
+	// the reads of one state at once. Verdicts do not depend on it (see
+	// parallel.go).
+	Parallel int
 }
 
 // Engine generates requests from a profile's document and checks the
 // properties over them. Its methods are safe for concurrent use, but runs
-// take turns: rapid's settings are global to the process.
+// take turns: rapid's settings are global to the process, and the state
+// reads assume no other writer of the engine. Inside a run, requests may
+// be in flight together (Config.Parallel); rapid still draws in one
+// goroutine.
 type Engine struct {
 	cfg   Config
 	ops   map[string]*operation
 	order []string
 	red   *client.Redactor
+	par   int // Config.Parallel with the default applied
 
-	mu       sync.Mutex // one run at a time (state reads assume no other writer of the engine)
-	world    World
+	mu       sync.Mutex // one run at a time
+	world    World      // written by prepare only, before a run sends anything concurrently
 	prepared bool
-	snaps    map[string]snapshot
-	requests int
+	requests atomic.Int64
+
+	snapMu sync.Mutex // guards snaps: forget is called from the run's goroutines
+	snaps  map[string]snapshot
+
+	sharedMu sync.Mutex // guards shared
 	// shared keeps the answers to the coverage cases that GEN-NO-5XX and
 	// GEN-VALID-ANSWER both judge, so that each is sent once.
 	shared map[string]*client.Response
@@ -118,6 +142,12 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.ShrinkRuns < 0 {
 		cfg.ShrinkRuns = 0
 	}
+	if cfg.Parallel < 0 {
+		return nil, fmt.Errorf("generate: Parallel is %d; it must be at least 1 (or 0 for the default, %d)", cfg.Parallel, DefaultParallel)
+	}
+	if cfg.Parallel == 0 {
+		cfg.Parallel = DefaultParallel
+	}
 	if err := cfg.World.check(cfg.Writes); err != nil {
 		return nil, err
 	}
@@ -135,7 +165,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	w := cfg.World
 	w.Messages = slices.Clone(w.Messages)
-	return &Engine{cfg: cfg, ops: ops, order: order, red: client.NewRedactor(append(tokens, DerivedTokens(tokens)...)...),
+	return &Engine{cfg: cfg, par: cfg.Parallel, ops: ops, order: order, red: client.NewRedactor(append(tokens, DerivedTokens(tokens)...)...),
 		world: w, snaps: map[string]snapshot{}, shared: map[string]*client.Response{}, validPairs: map[string]int{}, possiblePairs: map[string]int{}}, nil
 }
 
@@ -143,11 +173,7 @@ func New(cfg Config) (*Engine, error) {
 func (e *Engine) Operations() []string { return slices.Clone(e.order) }
 
 // Requests is how many requests the engine has sent so far.
-func (e *Engine) Requests() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.requests
-}
+func (e *Engine) Requests() int { return int(e.requests.Load()) }
 
 // Report is the outcome of one property over some operations.
 type Report struct {
@@ -276,12 +302,20 @@ func (e *Engine) Run(ctx context.Context, property string, ops ...string) (*Repo
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.forget() // others may have written since the last run
-	start, before := time.Now(), e.requests
+	start, before := time.Now(), e.requests.Load()
 	rep := &Report{Property: property}
-	for _, id := range ops {
-		rep.Results = append(rep.Results, e.runOne(ctx, p, e.ops[id]))
+	if e.par > 1 && concurrent(p.ID) {
+		list := make([]*operation, len(ops))
+		for i, id := range ops {
+			list[i] = e.ops[id]
+		}
+		rep.Results = e.runConcurrent(ctx, p, list)
+	} else {
+		for _, id := range ops {
+			rep.Results = append(rep.Results, e.runOne(ctx, p, e.ops[id]))
+		}
 	}
-	rep.Requests, rep.Duration = e.requests-before, time.Since(start)
+	rep.Requests, rep.Duration = int(e.requests.Load()-before), time.Since(start)
 	return rep, nil
 }
 
@@ -328,76 +362,130 @@ func modeOf(property string) mode {
 }
 
 // runOne checks a property on one operation: the coverage cases, then the
-// random examples.
-func (e *Engine) runOne(ctx context.Context, p Property, op *operation) Result {
-	res := Result{Operation: op.ID}
+// random examples, one request at a time.
+func (e *Engine) runOne(ctx context.Context, p Property, op *operation) (res Result) {
+	res.Operation = op.ID
 	if why := e.skipReason(p, op); why != "" {
 		res.Skipped = why
 		return res
 	}
-	before := e.requests
-	defer func() { res.Requests = e.requests - before }()
+	var sent atomic.Int64
+	ctx = counting(ctx, &sent)
+	defer func() { res.Requests = int(sent.Load()) }()
 	if e.cfg.Writes && !e.prepared {
 		if err := e.prepare(ctx); err != nil {
 			res.Err = err
 			return res
 		}
 	}
-	m := modeOf(p.ID)
-	if p.ID == RoundTrip {
-		m = modeRoundTrip
-	}
+	m := modeFor(p.ID)
 	if !e.cfg.NoCoverage {
-		var params []decision
-		pairs, cleanPairs := map[string]bool{}, map[string]bool{}
-		if p.ID == NoServerError || p.ID == ValidAnswer {
-			params = e.pairParamsOf(op)
-			res.Pairs = PairCoverage{Possible: possiblePairs(params)}
-			for _, d := range params {
-				res.Pairs.Params = append(res.Pairs.Params, d.label)
-			}
-		}
-		cases := e.coverageOf(p, op, m)
-		if len(params) > 0 {
-			res.Pairs.Possible, res.Pairs.ValidPossible = e.possiblePairs[op.ID], e.validPairs[op.ID]
-		}
-		for _, cs := range cases {
+		cv := e.coverageCases(p, op, m, &res)
+		for _, cs := range cv.cases {
 			if err := ctx.Err(); err != nil {
 				res.Err = err
 				return res
 			}
-			res.Cases++
 			f, err := e.judge(ctx, p, cs)
-			if err == nil && len(params) > 0 {
-				for _, a := range cs.assigns {
-					pairsOf(params, a, pairs)
-					if cs.valid() && len(cs.refusals()) == 0 {
-						pairsOf(params, a, cleanPairs)
-					}
-				}
-				res.Pairs.Covered, res.Pairs.Valid = len(pairs), len(cleanPairs)
-			}
-			if err != nil {
-				res.Err = err
-				return res
-			}
-			if f != nil {
-				f.Coverage = true
-				res.Failure = f
+			if cv.take(&res, cs, f, err) {
 				return res
 			}
 		}
 	}
+	e.examples(ctx, p, op, m, &res, nil)
+	return res
+}
+
+// modeFor is the mode of a property's requests, GEN-ROUND-TRIP's own
+// included.
+func modeFor(property string) mode {
+	if property == RoundTrip {
+		return modeRoundTrip
+	}
+	return modeOf(property)
+}
+
+// covered is the coverage phase of a property on one operation: its cases
+// and the pairs they have covered so far.
+type covered struct {
+	cases        []*testCase
+	params       []decision
+	pairs, clean map[string]bool
+}
+
+// coverageCases lists the coverage cases of p on op and sets the pair
+// figures the result starts from.
+func (e *Engine) coverageCases(p Property, op *operation, m mode, res *Result) *covered {
+	cv := &covered{pairs: map[string]bool{}, clean: map[string]bool{}}
+	if p.ID == NoServerError || p.ID == ValidAnswer {
+		cv.params = e.pairParamsOf(op)
+		res.Pairs = PairCoverage{Possible: possiblePairs(cv.params)}
+		for _, d := range cv.params {
+			res.Pairs.Params = append(res.Pairs.Params, d.label)
+		}
+	}
+	cv.cases = e.coverageOf(p, op, m)
+	if len(cv.params) > 0 {
+		res.Pairs.Possible, res.Pairs.ValidPossible = e.possiblePairs[op.ID], e.validPairs[op.ID]
+	}
+	return cv
+}
+
+// take counts the outcome of one coverage case, in case order, into the
+// result. It returns true when the operation is done: the case failed, or
+// could not be judged.
+func (cv *covered) take(res *Result, cs *testCase, f *Failure, err error) bool {
+	res.Cases++
+	if err == nil && len(cv.params) > 0 {
+		for _, a := range cs.assigns {
+			pairsOf(cv.params, a, cv.pairs)
+			if cs.valid() && len(cs.refusals()) == 0 {
+				pairsOf(cv.params, a, cv.clean)
+			}
+		}
+		res.Pairs.Covered, res.Pairs.Valid = len(cv.pairs), len(cv.clean)
+	}
+	if err != nil {
+		res.Err = err
+		return true
+	}
+	if f != nil {
+		f.Coverage = true
+		res.Failure = f
+		return true
+	}
+	return false
+}
+
+// verdict is the outcome of judging one drawn example, kept from a
+// concurrent send so that rapid's run can take it in turn (see examples).
+type verdict struct {
+	key string // the request, to be sure the same one was drawn again
+	f   *Failure
+	err error
+}
+
+// examples draws the random examples of p on op with rapid, judges them
+// and shrinks the first failing one. sent, when not nil, holds the
+// verdicts of the examples the property's calls drew, in call order,
+// already judged by a concurrent send: a call that draws the same request
+// as the one of its index before any failure takes that verdict instead of
+// sending again, so that rapid walks the same examples and shrinks from
+// the same failure as it would have without concurrency.
+func (e *Engine) examples(ctx context.Context, p Property, op *operation, m mode, res *Result, sent []*verdict) {
 	if e.cfg.Examples == 0 {
-		return res
+		return
 	}
 	var (
 		last       *Failure
 		failErr    error
 		runs       int
+		calls      int
 		shrinkRuns int // runs since the first failure
 	)
 	prop := func(t *rapid.T) {
+		call := calls
+		calls++
 		if ctx.Err() != nil || failErr != nil {
 			t.Skip("stopped")
 		}
@@ -415,7 +503,13 @@ func (e *Engine) runOne(ctx context.Context, p Property, op *operation) Result {
 		if last == nil {
 			runs++
 		}
-		f, err := e.judge(ctx, p, cs)
+		var f *Failure
+		var err error
+		if v := verdictAt(sent, call); last == nil && v != nil && v.key == caseKey(cs) {
+			f, err = v.f, v.err
+		} else {
+			f, err = e.judge(ctx, p, cs)
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				failErr = err
@@ -445,7 +539,13 @@ func (e *Engine) runOne(ctx context.Context, p Property, op *operation) Result {
 	case res.Cases == 0 && runs == 0:
 		res.Skipped = "the world holds no ids for a request of this kind"
 	}
-	return res
+}
+
+func verdictAt(vs []*verdict, i int) *verdict {
+	if i < len(vs) {
+		return vs[i]
+	}
+	return nil
 }
 
 // coverageOf lists the coverage cases of a property on an operation. The
@@ -661,8 +761,20 @@ func (e *Engine) prepare(ctx context.Context) error {
 	return nil
 }
 
-// send sends one request and counts it.
+// send sends one request and counts it, for the engine and for the
+// result the context counts for (see counting).
 func (e *Engine) send(ctx context.Context, r client.Request) (*client.Response, error) {
-	e.requests++
+	e.requests.Add(1)
+	if n, ok := ctx.Value(counterKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
 	return e.cfg.Client.Do(ctx, r)
+}
+
+type counterKey struct{}
+
+// counting returns a context whose requests are also counted in n: the
+// requests of one result, while other results' are in flight too.
+func counting(ctx context.Context, n *atomic.Int64) context.Context {
+	return context.WithValue(ctx, counterKey{}, n)
 }

@@ -188,15 +188,25 @@ func dropped(err error) bool {
 // exchange sends a case. A valid request the document's validator finds
 // invalid is an error of the engine, never a verdict on the server.
 func (e *Engine) exchange(ctx context.Context, cs *testCase) (*client.Response, error) {
-	if resp, ok := e.shared[cs.shareKey]; ok && cs.shareKey != "" {
-		return resp, nil
+	if cs.shareKey != "" {
+		// Within a run each key is one case, judged once: the answer
+		// another run kept is all there is to share, and no two
+		// goroutines wait for the same key.
+		e.sharedMu.Lock()
+		resp, ok := e.shared[cs.shareKey]
+		e.sharedMu.Unlock()
+		if ok {
+			return resp, nil
+		}
 	}
 	resp, err := e.send(ctx, cs.request())
 	if err != nil {
 		return nil, err
 	}
 	if cs.shareKey != "" {
+		e.sharedMu.Lock()
 		e.shared[cs.shareKey] = resp
+		e.sharedMu.Unlock()
 	}
 	if cs.valid() {
 		if vs := requestViolations(resp); len(vs) > 0 {
@@ -280,47 +290,66 @@ func (e *Engine) snapshotKey(cs *testCase) (room, message string, rooms bool, ke
 // could have changed it since it was read.
 func (e *Engine) state(ctx context.Context, cs *testCase, fresh bool) (snapshot, error) {
 	room, message, rooms, key := e.snapshotKey(cs)
-	if s, ok := e.snaps[key]; ok && !fresh {
+	e.snapMu.Lock()
+	s, ok := e.snaps[key]
+	e.snapMu.Unlock()
+	if ok && !fresh {
 		return s, nil
 	}
 	me := e.world.caller()
-	var s snapshot
-	read := func(what string, r client.Request, project func([]byte) string) error {
+	type read struct {
+		what    string
+		r       client.Request
+		project func([]byte) string
+	}
+	roomPath := "/v1/rooms/" + url.PathEscape(room)
+	reads := []read{{"the caller's unread items of the room", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms/" + url.PathEscape(room) + "/unreadItems"}, projectUnread}}
+	if message != "" {
+		reads = append(reads, read{"the targeted message", client.Request{Method: "GET", Path: roomPath + "/chatMessages/" + url.PathEscape(message)}, projectMessage})
+	}
+	reads = append(reads, read{"the room's newest page", client.Request{Method: "GET", Path: roomPath + "/chatMessages", Query: url.Values{"limit": {newestPage}}}, projectPage})
+	if rooms {
+		reads = append(reads, read{"the caller's rooms list", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms"}, projectRooms})
+	}
+	// The reads only read, and nothing of the engine writes until they
+	// are all answered, so they may be in flight together: the state is
+	// the same one whichever answers first. In turn when Parallel is 1.
+	values := make([]string, len(reads))
+	err := e.inTurnsOf(ctx, len(reads), func(i int) error {
+		r := reads[i].r
 		r.Token = me.Token
 		resp, err := e.send(ctx, r)
 		if err != nil {
 			return err
 		}
-		v := fmt.Sprint(resp.Status)
+		values[i] = fmt.Sprint(resp.Status)
 		if resp.Status == 200 {
-			v += " " + project(resp.Body)
+			values[i] += " " + reads[i].project(resp.Body)
 		}
-		s.reads = append(s.reads, stateRead{what, v})
 		return nil
+	})
+	s = snapshot{}
+	for i, r := range reads {
+		if values[i] == "" {
+			break
+		}
+		s.reads = append(s.reads, stateRead{r.what, values[i]})
 	}
-	roomPath := "/v1/rooms/" + url.PathEscape(room)
-	if err := read("the caller's unread items of the room", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms/" + url.PathEscape(room) + "/unreadItems"}, projectUnread); err != nil {
+	if err != nil {
 		return s, err
 	}
-	if message != "" {
-		if err := read("the targeted message", client.Request{Method: "GET", Path: roomPath + "/chatMessages/" + url.PathEscape(message)}, projectMessage); err != nil {
-			return s, err
-		}
-	}
-	if err := read("the room's newest page", client.Request{Method: "GET", Path: roomPath + "/chatMessages", Query: url.Values{"limit": {newestPage}}}, projectPage); err != nil {
-		return s, err
-	}
-	if rooms {
-		if err := read("the caller's rooms list", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms"}, projectRooms); err != nil {
-			return s, err
-		}
-	}
+	e.snapMu.Lock()
 	e.snaps[key] = s
+	e.snapMu.Unlock()
 	return s, nil
 }
 
 // forget drops every cached state read: something may have changed.
-func (e *Engine) forget() { clear(e.snaps) }
+func (e *Engine) forget() {
+	e.snapMu.Lock()
+	clear(e.snaps)
+	e.snapMu.Unlock()
+}
 
 // changed says which read differs ("" when none).
 func changed(before, after snapshot) string {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +29,7 @@ import (
 // to the file farOutEnv names.
 func TestMain(m *testing.M) {
 	if delay, ok := os.LookupEnv(farChildEnv); ok {
-		os.Exit(farRunChild(delay, os.Getenv(farOutEnv)))
+		os.Exit(farRunChild(delay, os.Getenv(farChildParallelEnv), os.Getenv(farOutEnv)))
 	}
 	os.Exit(m.Run())
 }
@@ -38,9 +39,14 @@ const (
 	// durations separated by commas; unset, 50ms alone (a run of about two
 	// minutes; 300ms takes about ten).
 	farDelaysEnv = "CHATCONFORM_FARRUN_DELAYS"
-	farChildEnv  = "CHATCONFORM_FARRUN_CHILD"
-	farOutEnv    = "CHATCONFORM_FARRUN_OUT"
-	farSeed      = 1
+	// farParallelEnv lists the values of Config.Parallel (chatconform
+	// --parallel) to measure at each delay, separated by commas; unset,
+	// the default alone (0, which the run takes as its default).
+	farParallelEnv      = "CHATCONFORM_FARRUN_PARALLEL"
+	farChildEnv         = "CHATCONFORM_FARRUN_CHILD"
+	farChildParallelEnv = "CHATCONFORM_FARRUN_CHILD_PARALLEL"
+	farOutEnv           = "CHATCONFORM_FARRUN_OUT"
+	farSeed             = 1
 )
 
 // BenchmarkFarRun measures a run against a far server: the bundled
@@ -54,10 +60,13 @@ const (
 // server costs one or two more round trips per new connection). One
 // sub-benchmark per delay, named by it (BenchmarkFarRun/50ms); the delays
 // are those CHATCONFORM_FARRUN_DELAYS lists (default 50ms alone; 0s gives
-// the run without a delay):
+// the run without a delay). CHATCONFORM_FARRUN_PARALLEL lists values of
+// --parallel to measure at each delay (unset: the default alone); when it
+// is set, each sub-benchmark is named by both (BenchmarkFarRun/300ms/parallel-1):
 //
 //	go test ./suites/runner -run '^$' -bench FarRun -benchtime 1x
 //	CHATCONFORM_FARRUN_DELAYS=50ms,150ms,300ms go test ./suites/runner -run '^$' -bench FarRun -benchtime 1x -timeout 40m
+//	CHATCONFORM_FARRUN_DELAYS=0s,300ms CHATCONFORM_FARRUN_PARALLEL=1,8 go test ./suites/runner -run '^$' -bench FarRun -benchtime 1x -timeout 60m
 //
 // Each run is a child process (Ginkgo runs its specs once per process).
 // Figures, the mean over b.N runs:
@@ -84,14 +93,20 @@ const (
 //   - h2-answers, h1-answers: answers over HTTP/2 and over HTTP/1.x;
 //     reused: answers over a connection that carried an earlier one;
 //   - exit: the run's exit code (0, as without the delay; any other is
-//     also a benchmark failure, the checks that did not pass logged).
+//     also a benchmark failure, the checks that did not pass logged);
+//   - longest-generated-s: the longest duration of a generated check
+//     (package generate; each is logged with its requests and waits).
+//     Requests a check sends together are not waits, so for those checks
+//     waits understate the wait and their durations tell more; the five
+//     longest checks by duration are logged too.
 //
 // The critical path. Today a run's checks run one after another, and
 // each sends its requests one after another (but for the few that send
-// some at once on purpose, the concurrency checks among them, and the
-// preflight, which asks every token at once), so wall time is about
-// waits × delay plus the run's time without a delay, and waits is nearly
-// requests. If every check were allowed to run at once, each sending its
+// some at once on purpose, the concurrency checks among them, the
+// preflight, which asks every token at once, and the generated checks,
+// which send their independent requests up to --parallel at once), so
+// wall time is about waits × delay plus the run's time without a delay,
+// and waits is nearly requests but for the generated checks. If every check were allowed to run at once, each sending its
 // requests as it does today, the run still could not end before its
 // set-up and then its longest check had each waited for their answers in
 // turn: (setup-waits + longest-check-waits) × delay. That is a lower bound
@@ -104,58 +119,89 @@ const (
 // doing that could end sooner than this bound; this benchmark does not
 // measure that chain.
 func BenchmarkFarRun(b *testing.B) {
+	pars, named := farParallels(b)
 	for _, d := range farDelays(b) {
-		b.Run(d.String(), func(b *testing.B) {
-			var runs []farFigures
-			for i := 0; i < b.N; i++ {
-				runs = append(runs, farRun(b, d))
+		for _, par := range pars {
+			name := d.String()
+			if named {
+				name += fmt.Sprintf("/parallel-%d", par)
 			}
-			mean := func(f func(farFigures) float64) float64 {
-				sum := 0.0
-				for _, r := range runs {
-					sum += f(r)
-				}
-				return sum / float64(len(runs))
-			}
-			critical := func(r farFigures) float64 {
-				return float64(r.SetupWaits+r.LongestCheck) * d.Seconds()
-			}
-			b.ReportMetric(mean(func(r farFigures) float64 { return r.Wall.Seconds() }), "wall-s")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Requests) }), "requests")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Waits) }), "waits")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.SetupRequests) }), "setup-requests")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.SetupWaits) }), "setup-waits")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.LongestCheck) }), "longest-check-waits")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.MostRequests) }), "longest-check-requests")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.InFlight) }), "in-flight")
-			b.ReportMetric(mean(critical), "critical-path-s")
-			if d > 0 {
-				b.ReportMetric(mean(func(r farFigures) float64 { return r.Wall.Seconds() / critical(r) }), "wall/critical")
-			}
-			b.ReportMetric(mean(func(r farFigures) float64 { return r.Wall.Seconds() - float64(r.Waits)*d.Seconds() }), "own-s")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Conns) }), "conns")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.PlainConns) }), "plain-conns")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Protocols["HTTP/2.0"]) }), "h2-answers")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Protocols["HTTP/1.1"] + r.Protocols["HTTP/1.0"]) }), "h1-answers")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Reused) }), "reused")
-			b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Exit) }), "exit")
-			for _, r := range runs {
-				b.Logf("delay %s: %s wall, %d requests in %d waits (%d in %d before the checks); %d checks sent any; the longest, %d waits of %d requests: %q; "+
-					"the most requests, %d in %d waits: %q; checks sending some at once (waits of requests): %s; at most %d in flight after the set-up",
-					d, r.Wall.Round(time.Millisecond), r.Requests, r.Waits, r.SetupRequests, r.SetupWaits, r.Checks, r.LongestCheck, r.LongestRequests, r.LongestName,
-					r.MostRequests, r.MostWaits, r.MostName, strings.Join(r.Overlapping, "; "), r.InFlight)
-				b.Logf("delay %s: the longest checks, in waits of requests: %s", d, strings.Join(r.Longest, "; "))
-				b.Logf("delay %s: %d TLS connections, %d plain-http connections, answers by protocol %v, %d over a reused connection; exit %d",
-					d, r.Conns, r.PlainConns, r.Protocols, r.Reused, r.Exit)
-				if r.Requests != r.SetupRequests+r.CheckRequests {
-					b.Logf("delay %s: %d requests were sent outside the checks and the set-up", d, r.Requests-r.SetupRequests-r.CheckRequests)
-				}
-				if r.Exit != ExitPass {
-					b.Errorf("delay %s: the run exited %d; not passed: %s", d, r.Exit, strings.Join(r.NotPassed, "; "))
-				}
-			}
-		})
+			b.Run(name, func(b *testing.B) { farBench(b, d, par) })
+		}
 	}
+}
+
+// farBench measures b.N runs at delay d with Config.Parallel par.
+func farBench(b *testing.B, d time.Duration, par int) {
+	var runs []farFigures
+	for i := 0; i < b.N; i++ {
+		runs = append(runs, farRun(b, d, par))
+	}
+	mean := func(f func(farFigures) float64) float64 {
+		sum := 0.0
+		for _, r := range runs {
+			sum += f(r)
+		}
+		return sum / float64(len(runs))
+	}
+	critical := func(r farFigures) float64 {
+		return float64(r.SetupWaits+r.LongestCheck) * d.Seconds()
+	}
+	b.ReportMetric(mean(func(r farFigures) float64 { return r.Wall.Seconds() }), "wall-s")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Requests) }), "requests")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Waits) }), "waits")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.SetupRequests) }), "setup-requests")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.SetupWaits) }), "setup-waits")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.LongestCheck) }), "longest-check-waits")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.MostRequests) }), "longest-check-requests")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.InFlight) }), "in-flight")
+	b.ReportMetric(mean(critical), "critical-path-s")
+	if d > 0 {
+		b.ReportMetric(mean(func(r farFigures) float64 { return r.Wall.Seconds() / critical(r) }), "wall/critical")
+	}
+	b.ReportMetric(mean(func(r farFigures) float64 { return r.Wall.Seconds() - float64(r.Waits)*d.Seconds() }), "own-s")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Conns) }), "conns")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.PlainConns) }), "plain-conns")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Protocols["HTTP/2.0"]) }), "h2-answers")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Protocols["HTTP/1.1"] + r.Protocols["HTTP/1.0"]) }), "h1-answers")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Reused) }), "reused")
+	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Exit) }), "exit")
+	b.ReportMetric(mean(func(r farFigures) float64 { return r.LongestGenerated.Seconds() }), "longest-generated-s")
+	for _, r := range runs {
+		b.Logf("delay %s: %s wall, %d requests in %d waits (%d in %d before the checks); %d checks sent any; the longest, %d waits of %d requests: %q; "+
+			"the most requests, %d in %d waits: %q; checks sending some at once (waits of requests): %s; at most %d in flight after the set-up",
+			d, r.Wall.Round(time.Millisecond), r.Requests, r.Waits, r.SetupRequests, r.SetupWaits, r.Checks, r.LongestCheck, r.LongestRequests, r.LongestName,
+			r.MostRequests, r.MostWaits, r.MostName, strings.Join(r.Overlapping, "; "), r.InFlight)
+		b.Logf("delay %s: the longest checks, in waits of requests: %s", d, strings.Join(r.Longest, "; "))
+		b.Logf("delay %s: the longest checks by duration: %s", d, strings.Join(r.ByDuration, "; "))
+		b.Logf("delay %s: the generated checks (parallel %d; 0 is the default), duration, waits of requests: %s", d, par, strings.Join(r.Generated, "; "))
+		b.Logf("delay %s: %d TLS connections, %d plain-http connections, answers by protocol %v, %d over a reused connection; exit %d",
+			d, r.Conns, r.PlainConns, r.Protocols, r.Reused, r.Exit)
+		if r.Requests != r.SetupRequests+r.CheckRequests {
+			b.Logf("delay %s: %d requests were sent outside the checks and the set-up", d, r.Requests-r.SetupRequests-r.CheckRequests)
+		}
+		if r.Exit != ExitPass {
+			b.Errorf("delay %s: the run exited %d; not passed: %s", d, r.Exit, strings.Join(r.NotPassed, "; "))
+		}
+	}
+}
+
+// farParallels are the values of Config.Parallel CHATCONFORM_FARRUN_PARALLEL
+// lists (0, the default, unset), and whether it was set.
+func farParallels(b *testing.B) ([]int, bool) {
+	v := os.Getenv(farParallelEnv)
+	if v == "" {
+		return []int{0}, false
+	}
+	var out []int
+	for _, s := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 {
+			b.Fatalf("%s: %q is not a number of requests in flight (0 for the default)", farParallelEnv, s)
+		}
+		out = append(out, n)
+	}
+	return out, true
 }
 
 // farDelays are the delays CHATCONFORM_FARRUN_DELAYS lists (50ms unset).
@@ -192,20 +238,24 @@ type farFigures struct {
 	Overlapping                   []string // checks that sent some requests at once
 	Longest                       []string // the five checks with the most waits
 	Checks                        int      // checks that sent a request
-	Conns                         int      // TCP connections to the HTTPS port
-	PlainConns                    int      // TCP connections for plain-http probes
-	Reused                        int      // answers over a connection that carried an earlier one
+	ByDuration                    []string // the five longest checks by duration
+	Generated                     []string // the generated checks: duration, waits of requests
+	LongestGenerated              time.Duration
+	Conns                         int // TCP connections to the HTTPS port
+	PlainConns                    int // TCP connections for plain-http probes
+	Reused                        int // answers over a connection that carried an earlier one
 	Protocols                     map[string]int
 	Exit                          int
 	NotPassed                     []string
 }
 
-// farRun runs the child process for delay d and reads its figures.
-func farRun(b *testing.B, d time.Duration) farFigures {
+// farRun runs the child process for delay d and Config.Parallel par, and
+// reads its figures.
+func farRun(b *testing.B, d time.Duration, par int) farFigures {
 	b.Helper()
 	out := filepath.Join(b.TempDir(), "figures.json")
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), farChildEnv+"="+d.String(), farOutEnv+"="+out)
+	cmd.Env = append(os.Environ(), farChildEnv+"="+d.String(), farChildParallelEnv+"="+strconv.Itoa(par), farOutEnv+"="+out)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Run(); err != nil {
@@ -230,14 +280,22 @@ func farTail(s string, n int) string {
 }
 
 // farRunChild runs the core profile against the bundled server with every
-// answer delayed by delay, and writes its figures to out as JSON. It
-// returns the process's exit code: 0 when the figures were written,
-// whatever the run's own exit code (one of the figures).
-func farRunChild(delay, out string) int {
+// answer delayed by delay and Config.Parallel parallel ("" or 0: the
+// default), and writes its figures to out as JSON. It returns the
+// process's exit code: 0 when the figures were written, whatever the run's
+// own exit code (one of the figures).
+func farRunChild(delay, parallel, out string) int {
 	d, err := time.ParseDuration(delay)
 	if err != nil || out == "" {
 		fmt.Fprintf(os.Stderr, "%s=%q, %s=%q: a delay and a file are needed\n", farChildEnv, delay, farOutEnv, out)
 		return 2
+	}
+	par := 0
+	if parallel != "" {
+		if par, err = strconv.Atoi(parallel); err != nil || par < 0 {
+			fmt.Fprintf(os.Stderr, "%s=%q: a number of requests in flight is needed\n", farChildParallelEnv, parallel)
+			return 2
+		}
 	}
 	w := &farWire{delay: d, protocols: map[string]int{}}
 	s := Prepare(2 * time.Minute) // chatconform's --check-timeout
@@ -249,6 +307,7 @@ func farRunChild(delay, out string) int {
 		Timeout:        15 * time.Second,
 		Eventually:     5 * time.Second,
 		MaxTime:        30 * time.Minute,
+		Parallel:       par,
 		Process:        1,
 		Out:            os.Stderr,
 		GinkgoOut:      io.Discard,
@@ -300,6 +359,16 @@ func farRunChild(delay, out string) int {
 	slices.SortStableFunc(byWaits, func(a, b CheckResult) int { return b.waits - a.waits })
 	for _, c := range byWaits[:min(5, len(byWaits))] {
 		f.Longest = append(f.Longest, fmt.Sprintf("%d of %d %q", c.waits, c.Requests, c.Name))
+	}
+	slices.SortStableFunc(byWaits, func(a, b CheckResult) int { return int(b.Duration - a.Duration) })
+	for _, c := range byWaits[:min(5, len(byWaits))] {
+		f.ByDuration = append(f.ByDuration, fmt.Sprintf("%v (%d of %d) %q", c.Duration.Round(time.Millisecond), c.waits, c.Requests, c.Name))
+	}
+	for _, c := range byWaits {
+		if strings.HasPrefix(c.Name, "Generated requests") {
+			f.Generated = append(f.Generated, fmt.Sprintf("%v (%d of %d) %q", c.Duration.Round(time.Millisecond), c.waits, c.Requests, c.Name))
+			f.LongestGenerated = max(f.LongestGenerated, c.Duration)
+		}
 	}
 	slices.Sort(f.NotPassed)
 	slices.Sort(f.Overlapping)

@@ -290,6 +290,10 @@ type Config struct {
 	// ModelSequences is how many random sequences each check of the model
 	// of the API draws (0: the model's default).
 	ModelSequences int
+	// Parallel is how many requests a generated check may have in flight
+	// at once (0: the engine's default; 1: one at a time, as without
+	// concurrency).
+	Parallel int
 	// wrap, when set, wraps the transport of the run's HTTP client, beneath
 	// the run's own control: a test's hook to delay answers or watch the
 	// wire (the far-server benchmark). No flag sets it.
@@ -475,7 +479,7 @@ func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c 
 func envOptions(cfg Config, d *target.Description, c *client.Client) conformance.Options {
 	return conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
 		Eventually: cfg.Eventually, Process: cfg.Process, Client: c,
-		Examples: cfg.Examples, ModelSequences: cfg.ModelSequences, SoleWriter: cfg.bundled}
+		Examples: cfg.Examples, ModelSequences: cfg.ModelSequences, Parallel: cfg.Parallel, SoleWriter: cfg.bundled}
 }
 
 // redirectGinkgo points Ginkgo's reporter at w until restore is called.
