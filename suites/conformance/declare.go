@@ -48,7 +48,7 @@ type decl struct {
 func (d decl) it(text string, labels Labels, body func(e *Env)) {
 	It(text, labels, Offset(1), d.decorations(), func(ctx SpecContext) {
 		e := d.bind(ctx)
-		defer e.noteBlocker()
+		defer e.unwind()
 		body(e)
 		e.failLater()
 	})
@@ -61,7 +61,7 @@ func (d decl) it(text string, labels Labels, body func(e *Env)) {
 func (d decl) table(text string, labels Labels, body func(e *Env, p any), entries ...TableEntry) {
 	DescribeTable(text, labels, Offset(1), func(ctx SpecContext, p any) {
 		e := d.bind(ctx)
-		defer e.noteBlocker()
+		defer e.unwind()
 		body(e, p)
 		e.failLater()
 	}, entries)
@@ -92,6 +92,7 @@ func (d decl) bind(ctx SpecContext) *Env {
 	e.blocker, e.judging, e.soft, e.judged = new(string), new(string), map[string]bool{}, map[string]bool{}
 	e.later = new([]laterFail)
 	e.left = &leftover{ids: map[int]map[string][]string{}}
+	e.wrote = &checkWrites{}
 	DeferCleanup(e.markLeftRead)
 	running.Store(&e)
 	DeferCleanup(func() { running.CompareAndSwap(&e, nil) })

@@ -66,7 +66,8 @@ type Env struct {
 	// once the rest of it has been judged.
 	later *[]laterFail
 	left  *leftover
-	gen   *generated // the run's generated-request engine, shared by every check
+	wrote *checkWrites // the check's acknowledged writes, for the root probe
+	gen   *generated   // the run's generated-request engine, shared by every check
 }
 
 // NewEnv discovers what the description left out, through o.Client.

@@ -31,6 +31,9 @@ func (e *Env) call(u int, req client.Request) *client.Response {
 	if err != nil {
 		transportFailure(err)
 	}
+	if req.Token == e.Users[u].Token {
+		e.noteWrite(u, req, resp)
+	}
 	if req.Method == "POST" && strings.HasSuffix(req.Path, "/chatMessages") && resp.Status == 200 {
 		var sent struct {
 			ID string `json:"id"`

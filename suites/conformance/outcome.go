@@ -267,6 +267,19 @@ func (e *Env) lacking(req, text string) {
 	Fail(text)
 }
 
+// unwind runs when a check's body returns or unwinds. A check that
+// unwinds (a failure, or a skip: Ginkgo tells them apart only later) has
+// the ground under it probed first (see probeRoot), so that what blocks
+// it is named before noteBlocker reports it.
+func (e *Env) unwind() {
+	if r := recover(); r != nil {
+		e.probeRoot()
+		e.noteBlocker()
+		panic(r)
+	}
+	e.noteBlocker()
+}
+
 // noteBlocker runs when a check's body returns or unwinds: a step that did
 // not finish names its requirement as the blocker; an assertion about one
 // requirement that did not finish names that requirement as the failed one.

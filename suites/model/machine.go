@@ -98,7 +98,8 @@ type machine struct {
 	applied map[string]bool
 	steps   []string // what ran, one line per operation
 	last    []*client.Exchange
-	seq     int // the how-manieth sequence of the run this is (replays count too)
+	writes  []Write // the sequence's acknowledged writes
+	seq     int     // the how-manieth sequence of the run this is (replays count too)
 	// room is every message id of the write room the run has been shown,
 	// when first and to whom (shared by every sequence of the run).
 	room map[string]*shown
@@ -110,6 +111,8 @@ type machine struct {
 	walked *bool
 	// marked says which users have made a mark read in this sequence.
 	marked map[int]bool
+	// sent is what each user's last send of the sequence wrote.
+	sent map[int]*written
 	// edited is the message the sequence's last accepted edit changed.
 	edited *msg
 	// settleStart is when the read under way was first made (see settle).
@@ -178,6 +181,11 @@ func (m *machine) do(u int, r client.Request) *client.Response {
 	if err != nil {
 		panic(aborted{err})
 	}
+	if r.Method == "POST" || r.Method == "PUT" {
+		if ok2xx(resp.Status) && len(m.writes) < 300 {
+			m.writes = append(m.writes, Write{User: m.cfg.Users[u].Index, Request: r, Response: resp})
+		}
+	}
 	if resp.Exchange != nil {
 		m.last = append(m.last, resp.Exchange)
 		if len(m.last) > 6 {
@@ -205,6 +213,38 @@ func (m *machine) unreadPath(u int, room string) string {
 }
 
 // otherRoom is a room of user u besides the write room ("" when none).
+// listOther pages the write room with a cursor that names a message of
+// another room of u's: what the answer is, the document does not say (a
+// refusal, an empty page, a page of the write room), but it holds no
+// message of the other room, for a message belongs to one room.
+func (m *machine) listOther(u int, o op) {
+	other := m.otherRoom(u)
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(other), Query: url.Values{"limit": {"20"}}})
+	theirs, ok := decode[[]wireMsg](resp)
+	if !ok || len(theirs) == 0 {
+		return // nothing to point at: the lists' checks judge that room's pages
+	}
+	ids := map[string]bool{}
+	for _, w := range theirs {
+		ids[w.ID] = true
+	}
+	t := theirs[o.Picks[1]%len(theirs)]
+	q := url.Values{[...]string{"", "beforeId", "afterId", "aroundId", "beforeId"}[o.Cursor]: {t.ID}}
+	if o.Limit > 0 {
+		q.Set("limit", strconv.Itoa(o.Limit))
+	}
+	what := fmt.Sprintf("GET %s?%s, a cursor naming message %s of room %s", messagesPath(m.cfg.WriteRoom), q.Encode(), t.ID, other)
+	resp = m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+	m.noServerError(resp, what)
+	page, ok := decode[[]wireMsg](resp)
+	if !ok2xx(resp.Status) || !ok {
+		return
+	}
+	for _, w := range page {
+		m.check("MSG-ROOM-SCOPE", !ids[w.ID], "%s answered message %s, which room %s lists as its own", what, w.ID, other)
+	}
+}
+
 func (m *machine) otherRoom(u int) string {
 	if u < len(m.cfg.OtherRooms) {
 		return m.cfg.OtherRooms[u]
@@ -260,7 +300,13 @@ type written struct {
 // of the plain texts, and the parts o asks for.
 func (m *machine) text(o op) written {
 	n := len(m.steps)
-	w := written{word: fmt.Sprintf("Qz%sX%dk%d", strings.ToUpper(m.cfg.Marker[:1])+m.cfg.Marker[1:], m.seq, n)}
+	// Every other unique word holds a capital outside ASCII: a search
+	// finds a word whatever its letters.
+	capital := ""
+	if n%2 == 1 {
+		capital = "Ä"
+	}
+	w := written{word: fmt.Sprintf("Qz%s%sX%dk%d", strings.ToUpper(m.cfg.Marker[:1])+m.cfg.Marker[1:], capital, m.seq, n)}
 	parts := []string{m.cfg.Marker, w.word, texts[o.Text%len(texts)]}
 	for i := range o.Parts & 3 {
 		if len(m.cfg.Users) == 0 || m.cfg.Users[0].Username == "" {
@@ -287,7 +333,9 @@ func (m *machine) text(o op) written {
 	case 3:
 		parts = append(parts, "see "+link(1)+" and")
 	}
-	issue := strconv.Itoa(100 + n)
+	// Issue numbers of one to six digits: an issue reference is # and
+	// digits, however many.
+	issue := strconv.Itoa([]int{100 + n, 1 + n%9, 10000 + n, 200000 + n}[o.Picks[len(o.Picks)-1]%4])
 	if (o.Parts>>3)&3 == 1 {
 		w.issues = append(w.issues, issue)
 		parts = append(parts, "fixes #"+issue+" today")
@@ -390,6 +438,12 @@ func decode[T any](resp *client.Response) (T, bool) {
 func (m *machine) send(o op) {
 	u := m.user(o)
 	wr := m.text(o)
+	if o.Same && m.sent[u] != nil {
+		// The text of the user's previous send again: a second message,
+		// stored like the first.
+		wr = *m.sent[u]
+	}
+	m.sent[u] = &wr
 	text := wr.text
 	body := map[string]any{"text": text}
 	switch o.Status {
@@ -491,6 +545,10 @@ func (m *machine) edit(o op) {
 		room, other = m.otherRoom(u), true
 	}
 	wr := m.text(o)
+	if o.Same {
+		// An edit to the text the message has: an edit all the same.
+		wr = written{text: target.text, mentions: target.mentions, issues: target.issues, links: target.links, word: target.word}
+	}
 	text := wr.text
 	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(room, target.id), Body: map[string]any{"text": text}})
 	switch {
@@ -745,6 +803,13 @@ func readWords(k *msg, u int, read bool) string {
 
 func (m *machine) list(o op) {
 	u := m.user(o)
+	m.listOwn(u, o)
+	if o.Other && o.Cursor != NoCursor && m.otherRoom(u) != "" {
+		m.listOther(u, o) // the same cursor, naming another room's message
+	}
+}
+
+func (m *machine) listOwn(u int, o op) {
 	q := url.Values{}
 	if o.Limit > 0 {
 		q.Set("limit", strconv.Itoa(o.Limit))

@@ -67,6 +67,9 @@ type op struct {
 	Anchor Anchor
 	Other  bool // through another room of the user
 	Again  bool // Edit: the message the sequence edited last, when there is one
+	// Same repeats a text: Send, the text of the user's previous send;
+	// Edit, the text the message already has.
+	Same   bool
 	List   int  // Rooms: which list (see roomLists)
 	Shown  bool // Get: a message the room's pages showed that the sequence did not send
 	Status int  // Send: 0 absent, 1 true, 2 false
@@ -87,6 +90,9 @@ func (o op) String() string {
 	switch o.Kind {
 	case Send:
 		fmt.Fprintf(&b, " (%s)", [...]string{"no status field", "status true", "status false"}[o.Status])
+		if o.Same {
+			b.WriteString(" with the text of the user's previous send")
+		}
 	case Edit, EditNoText, Get, Search:
 		if o.Other && o.Kind == Search {
 			b.WriteString(" for a word of a message of another room")
@@ -98,9 +104,12 @@ func (o op) String() string {
 		}
 		if o.Again && o.Kind == Edit {
 			b.WriteString(" of the message edited last (else " + anchorNames[o.Anchor] + ")")
-			break
+		} else {
+			fmt.Fprintf(&b, " of %s", anchorNames[o.Anchor])
 		}
-		fmt.Fprintf(&b, " of %s", anchorNames[o.Anchor])
+		if o.Same && o.Kind == Edit {
+			b.WriteString(" to the text it has")
+		}
 	case List:
 		fmt.Fprintf(&b, " (%s", [...]string{"no cursor", "beforeId", "afterId", "aroundId", "beforeId and afterId"}[o.Cursor])
 		if o.Cursor != NoCursor {
@@ -108,6 +117,9 @@ func (o op) String() string {
 		}
 		if o.Limit > 0 {
 			fmt.Fprintf(&b, ", limit %d", o.Limit)
+		}
+		if o.Other {
+			b.WriteString("; then the same with the cursor naming a message of another room")
 		}
 		if o.Skip > 0 {
 			fmt.Fprintf(&b, ", skip %d", o.Skip-1)
@@ -166,6 +178,7 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 		switch k {
 		case Send:
 			o.Status = r.IntN(3)
+			o.Same = o.Picks[1]%8 == 0
 		case Edit, Get:
 			o.Other = r.IntN(4) == 0
 			if o.Anchor == Missing && k == Edit {
@@ -174,6 +187,7 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 			// An edit of a message edited before: the second edit must be
 			// stored as the first was.
 			o.Again = k == Edit && r.IntN(3) == 0
+			o.Same = k == Edit && o.Picks[1]%8 == 0
 			o.Shown = k == Get && !o.Other && r.IntN(4) == 0
 		case EditNoText:
 			if o.Anchor == Missing {
@@ -183,6 +197,10 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 			c := combos[lists%len(combos)]
 			lists++
 			o.Cursor, o.Limit = Cursor(c%int(cursors)), limits[c/int(cursors)]
+			// One list in ten is followed by the same with its cursor
+			// naming a message of another room: the wrong parent, for
+			// cursors.
+			o.Other = o.Cursor != NoCursor && o.Picks[2]%10 == 0
 			if (o.Cursor == NoCursor || o.Cursor == BeforeID) && r.IntN(3) == 0 {
 				o.Skip = 1 + []int{0, 1, 3}[r.IntN(3)]
 			}

@@ -69,6 +69,10 @@ type Finding struct {
 	// Exchanges are the last exchanges of the failing sequence, the
 	// failing one last.
 	Exchanges []*client.Exchange
+	// Writes are the requests of the failing sequence that the target
+	// acknowledged with a success (sends, edits, marks read), in order: a
+	// caller can read back what the sequence stood on.
+	Writes []Write
 	// Sequence is the index of the failing sequence under Config.Seed.
 	Sequence int
 	// Intermittent says the failure did not come back when the sequence
@@ -173,7 +177,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}()
 	exec := func(ops []op) (*machine, any) {
 		runs++
-		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, walked: &walked, soft: &soft, marked: map[int]bool{}}
+		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, walked: &walked, soft: &soft, marked: map[int]bool{}, sent: map[int]*written{}}
 		end := m.exec(ops)
 		rep.Requests += m.reqs
 		rep.Operations += len(m.steps)
@@ -283,7 +287,15 @@ func sameViolation(end any, v violation) bool {
 func finding(m *machine, v violation) *Finding {
 	steps := make([]string, 0, len(m.steps))
 	steps = append(steps, m.steps...)
-	return &Finding{Requirement: v.req, Statement: v.text, Steps: steps, Exchanges: m.last}
+	return &Finding{Requirement: v.req, Statement: v.text, Steps: steps, Exchanges: m.last, Writes: m.writes}
+}
+
+// Write is a request of a sequence that the target acknowledged.
+type Write struct {
+	// User is the described user who sent it (User.Index).
+	User     int
+	Request  client.Request
+	Response *client.Response
 }
 
 func derive(seed uint64, i int) uint64 {

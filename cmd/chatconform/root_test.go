@@ -1,0 +1,93 @@
+package main
+
+import (
+	"maps"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	planted "github.com/chatrooms/conformance/suites/selftest"
+)
+
+// A lost write is the root of what it undermines: against a server that
+// acknowledges sends and never stores them, the search check (which sends
+// a message and looks for it) does not fail SEARCH-Q; it is blocked by
+// MSG-SEND-STORED, which fails, once, with the finding's signature. And
+// against a server whose search ignores its query, the same check still
+// fails SEARCH-Q: the ground under it held.
+func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two core runs")
+	}
+	type check struct {
+		Name      string   `json:"name"`
+		IDs       []string `json:"ids"`
+		Outcome   string   `json:"outcome"`
+		BlockedBy string   `json:"blockedBy"`
+		Signature string   `json:"signature"`
+	}
+	type report struct {
+		Requirements []struct {
+			ID      string  `json:"id"`
+			Verdict string  `json:"verdict"`
+			Checks  []check `json:"checks"`
+		} `json:"requirements"`
+	}
+	run := func(t *testing.T, fault string) map[string][]check {
+		dir := t.TempDir()
+		desc := filepath.Join(dir, "target.json")
+		stop, err := planted.Serve(fault, 1, desc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		js := filepath.Join(dir, "r.json")
+		code, out := chatconform(t, "--target", desc, "--profile", "core", "--seed", "1", "--eventually", "1s",
+			"--label-filter", "SEARCH-Q && !MSG-ROOM-SCOPE", "--json", js)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1\n%s", code, out)
+		}
+		var rep report
+		readJSON(t, js, &rep)
+		verdicts := map[string][]check{}
+		for _, q := range rep.Requirements {
+			verdicts[q.ID+" "+q.Verdict] = q.Checks
+		}
+		return verdicts
+	}
+	t.Run("lost", func(t *testing.T) {
+		t.Parallel()
+		v := run(t, "MSG-SEND-STORED/not-stored")
+		if _, ok := v["SEARCH-Q FAIL"]; ok {
+			t.Errorf("SEARCH-Q fails, though the messages it looks for were never stored: %+v", v["SEARCH-Q FAIL"])
+		}
+		by := ""
+		for _, c := range v["SEARCH-Q BLOCKED"] {
+			if c.Outcome == "BLOCKED" {
+				by = c.BlockedBy
+			}
+		}
+		if by != "MSG-SEND-STORED" {
+			t.Errorf("SEARCH-Q is not blocked by MSG-SEND-STORED: %+v", v["SEARCH-Q BLOCKED"])
+		}
+		var sigs []string
+		for _, c := range v["MSG-SEND-STORED FAIL"] {
+			if c.Outcome == "FAIL" && !slices.Contains(sigs, c.Signature) {
+				sigs = append(sigs, c.Signature)
+			}
+		}
+		if len(sigs) != 1 || sigs[0] == "" {
+			t.Errorf("MSG-SEND-STORED does not fail under one signature: %q in %+v", sigs, v["MSG-SEND-STORED FAIL"])
+		}
+	})
+	t.Run("search ignores q", func(t *testing.T) {
+		t.Parallel()
+		v := run(t, "SEARCH-Q/ignores-input")
+		if _, ok := v["SEARCH-Q FAIL"]; !ok {
+			t.Errorf("SEARCH-Q does not fail against a search that ignores q: %+v", slices.Sorted(maps.Keys(v)))
+		}
+		if _, ok := v["MSG-SEND-STORED FAIL"]; ok {
+			t.Errorf("MSG-SEND-STORED fails, though every send was stored: %+v", v["MSG-SEND-STORED FAIL"])
+		}
+	})
+}

@@ -1,0 +1,243 @@
+package conformance
+
+// The ground under a failing check. A check that fails because one of its
+// own writes was lost (a send acknowledged and never stored, an edit
+// answered and not kept) or because reads by id answer another message
+// fails for a reason that is not its own: the walk has a gap, the search
+// finds nothing, the unread list lacks the message, all for one defect.
+// When a check fails, the root probe reads back by id what the check
+// wrote; when the ground was not solid, the check is blocked by the
+// requirement that was broken, which is recorded as a finding with one
+// signature wherever it is met, so one defect gives one failing
+// requirement and every check it undermined says so.
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/chatrooms/conformance/suites/client"
+)
+
+// The requirements a root probe may name.
+const (
+	rootLost   = "MSG-SEND-STORED"
+	rootStale  = "MSG-EDIT-PERSISTED"
+	rootEdit   = "MSG-EDIT"
+	rootGetOne = "MSG-GET-ONE"
+)
+
+// maxProbed bounds the messages a root probe reads back.
+const maxProbed = 300
+
+// write is a send or an edit of the check, acknowledged with a success.
+type write struct {
+	u        int
+	room, id string
+	edit     bool
+	text     string // the text the request carried
+	answered string // the text the answer carried ("" when it carried none)
+}
+
+// checkWrites is what a check wrote, in order, and whether it read a message
+// by id (a read the root probe may find unreliable).
+type checkWrites struct {
+	mu       sync.Mutex
+	list     []write
+	readByID bool
+}
+
+var messagePath = regexp.MustCompile(`^/v1/rooms/([^/]+)/chatMessages(?:/([^/]+))?$`)
+
+// noteWrite records a send or edit of user u that the target acknowledged,
+// and reads by id, for the root probe. Only requests a conforming server
+// must store are recorded: with the user's own token and a text.
+func (e *Env) noteWrite(u int, req client.Request, resp *client.Response) {
+	if e.wrote == nil {
+		return
+	}
+	m := messagePath.FindStringSubmatch(req.Path)
+	if m == nil {
+		return
+	}
+	e.wrote.mu.Lock()
+	defer e.wrote.mu.Unlock()
+	if req.Method == "GET" && m[2] != "" {
+		e.wrote.readByID = true
+		return
+	}
+	edit := req.Method == "PUT" && m[2] != ""
+	if !(req.Method == "POST" && m[2] == "" || edit) || resp.Status/100 != 2 || req.Invalid || req.Place == client.NoToken {
+		return
+	}
+	text := textOf(req.Body)
+	if text == "" || len(e.wrote.list) >= maxProbed {
+		return
+	}
+	var got struct {
+		ID   string `json:"id"`
+		Text string `json:"text"`
+	}
+	_ = resp.JSON(&got)
+	id := m[2]
+	if !edit {
+		id = got.ID
+	}
+	if id == "" {
+		return
+	}
+	e.wrote.list = append(e.wrote.list, write{u: u, room: m[1], id: id, edit: edit, text: text, answered: got.Text})
+}
+
+// textOf is the text field of a request body, "" when it has none.
+func textOf(body any) string {
+	switch b := body.(type) {
+	case map[string]any:
+		s, _ := b["text"].(string)
+		return s
+	case map[string]string:
+		return b["text"]
+	}
+	return ""
+}
+
+// probeRoot runs when a check fails. It reads back, as their writer and
+// through their room, the messages the check wrote, waiting out the
+// target's lag, and when one of them is gone (404), shows another
+// message, or does not show its last acknowledged edit, it names the
+// broken requirement as what blocks the check (or as its verdict, when the
+// check verifies it), and records the breach under one signature.
+func (e *Env) probeRoot() {
+	if e.wrote == nil {
+		return
+	}
+	e.wrote.mu.Lock()
+	list, readByID := append([]write(nil), e.wrote.list...), e.wrote.readByID
+	e.wrote.mu.Unlock()
+	if len(list) == 0 {
+		return
+	}
+	last := map[string]write{}       // each message's latest write
+	earlier := map[string][]string{} // the texts each message had before it
+	var order []string
+	for _, w := range list {
+		if _, ok := last[w.id]; !ok {
+			order = append(order, w.id)
+		} else {
+			earlier[w.id] = append(earlier[w.id], last[w.id].text)
+		}
+		last[w.id] = w
+	}
+	// An edit is not kept when a read shows a text the message had before
+	// it; a read that shows some other text is about the text (characters
+	// lost, say), which is not the ground's concern.
+	older := func(id, text string) bool { return text != last[id].text && slices.Contains(earlier[id], text) }
+	type seen struct {
+		status int
+		id     string
+		text   string
+	}
+	got := map[string]seen{}
+	pending := order
+	deadline := time.Now().Add(e.Eventually)
+	// Three reads at most: one now, and two once the lag has passed (a
+	// read that misses one time in a few is not taken for a loss).
+	for round := 0; round < 3 && len(pending) > 0; round++ {
+		if round == 1 {
+			time.Sleep(time.Until(deadline))
+		}
+		var again []string
+		for _, id := range pending {
+			w := last[id]
+			resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: messagesPath(w.room) + "/" + id, Token: e.Users[w.u].Token})
+			if err != nil {
+				return // no answer, no conclusion
+			}
+			var m struct {
+				ID   string `json:"id"`
+				Text string `json:"text"`
+			}
+			s := seen{status: resp.Status}
+			if resp.Status == 200 && resp.JSON(&m) == nil {
+				s.id, s.text = m.ID, m.Text
+			}
+			got[id] = s
+			switch {
+			case s.status == http.StatusNotFound,
+				s.status == 200 && s.id == id && w.edit && older(id, s.text):
+				again = append(again, id) // lost or stale, unless the lag explains it
+			}
+		}
+		pending = again
+	}
+	var lost, stale, unedited, other []string
+	for _, id := range order {
+		s, w := got[id], last[id]
+		switch {
+		case s.status == 200 && s.id != "" && s.id != id:
+			other = append(other, id)
+		case s.status == http.StatusNotFound && !w.edit:
+			lost = append(lost, id)
+		case s.status == 200 && s.id == id && w.edit && older(id, s.text):
+			if w.answered == w.text {
+				stale = append(stale, id)
+			} else {
+				unedited = append(unedited, id)
+			}
+		}
+	}
+	example := func(ids []string) string {
+		w := last[ids[0]]
+		return fmt.Sprintf("GET %s/%s as user %d", messagesPath(w.room), ids[0], w.u+1)
+	}
+	lag := ""
+	if e.Eventually > 0 {
+		lag = fmt.Sprintf(", read again until %s had passed", e.Eventually)
+	}
+	switch {
+	case len(other) > 0:
+		s := got[other[0]]
+		text := fmt.Sprintf("a read by id answered another message: %s answered message %s (%d of the %d messages this check wrote were read back as another message)",
+			example(other), s.id, len(other), len(order))
+		e.rootFound(rootGetOne, "getChatMessage answers another message than the one named", text, readByID)
+	case len(lost) > 0:
+		text := fmt.Sprintf("%d of the %d messages this check sent, each answered with its id, are not found by id%s: %s answered 404",
+			len(lost), len(order), lag, example(lost))
+		e.rootFound(rootLost, "sendChatMessage acknowledged, then getChatMessage 404", text, true)
+	case len(stale) > 0:
+		text := fmt.Sprintf("%d of the messages this check edited, each edit answered with the new text, read back by id with another text%s: %s answered %q, not %q",
+			len(stale), lag, example(stale), got[stale[0]].text, last[stale[0]].text)
+		e.rootFound(rootStale, "updateChatMessage answered the new text, then getChatMessage shows another", text, true)
+	case len(unedited) > 0:
+		w := last[unedited[0]]
+		text := fmt.Sprintf("%d of the messages this check edited were answered without the new text and read back by id without it%s: the edit sent %q and answered %q; %s answered %q",
+			len(unedited), lag, w.text, w.answered, example(unedited), got[unedited[0]].text)
+		e.rootFound(rootEdit, "updateChatMessage does not apply the new text", text, true)
+	}
+}
+
+// rootFound records that req, which the ground under a failing check
+// broke, explains the failure: the check's verdict when it verifies req,
+// otherwise req blocks it and the breach is a finding of req (sig names it
+// wherever it is met). blocks is false when the breach cannot have caused
+// the failure (reads by id the check never made): the finding is recorded
+// and the check's outcome left as it was.
+func (e *Env) rootFound(req, sig, text string, blocks bool) {
+	By("the ground under this check: " + text)
+	if *e.judging == req || *e.blocker == req {
+		return // the check already fails on the ground itself
+	}
+	if slices.Contains(e.ids, req) {
+		*e.blocker, *e.judging = "", req
+		return
+	}
+	e.noteSoft(req, sig, text)
+	if blocks {
+		*e.blocker, *e.judging = req, ""
+	}
+}
