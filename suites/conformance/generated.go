@@ -72,6 +72,7 @@ func generatedSpecs(d decl) {
 				// (a property's Owners), the rest under the property.
 				byReq := map[string][]string{}
 				for _, f := range rep.Failures() {
+					e.noteGenerated(f.Wrote) // for the root probe, should the check fail
 					if owners := e.documentOwners(f); len(owners) > 0 {
 						By(fmt.Sprintf("%s %s: the answer breaks the document, which the document checker reports under %s", f.Property, f.Operation, strings.Join(owners, ", ")))
 						continue

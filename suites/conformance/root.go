@@ -22,6 +22,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/generate"
 )
 
 // The requirements a root probe may name.
@@ -92,6 +93,24 @@ func (e *Env) noteWrite(u int, req client.Request, resp *client.Response) {
 		return
 	}
 	e.wrote.list = append(e.wrote.list, write{u: u, room: m[1], id: id, edit: edit, text: text, answered: got.Text})
+}
+
+// noteGenerated records, for the root probe, a message a generated request
+// of user 1 wrote and read back by id, with the texts the engine wrote to
+// it before.
+func (e *Env) noteGenerated(w *generate.Written) {
+	if e.wrote == nil || w == nil {
+		return
+	}
+	e.wrote.mu.Lock()
+	defer e.wrote.mu.Unlock()
+	e.wrote.readByID = true
+	if w.Edit {
+		for i, t := range w.Earlier {
+			e.wrote.list = append(e.wrote.list, write{room: w.Room, id: w.ID, edit: i > 0, text: t, answered: t})
+		}
+	}
+	e.wrote.list = append(e.wrote.list, write{room: w.Room, id: w.ID, edit: w.Edit, text: w.Text, answered: w.Answered})
 }
 
 // textOf is the text field of a request body, "" when it has none.

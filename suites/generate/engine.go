@@ -104,6 +104,10 @@ type Engine struct {
 	snapMu sync.Mutex // guards snaps: forget is called from the run's goroutines
 	snaps  map[string]snapshot
 
+	// texts is the text the engine last wrote to each message it sent or
+	// edited with success (for Failure.Wrote).
+	texts    map[string][]string
+	textsMu  sync.Mutex
 	sharedMu sync.Mutex // guards shared
 	// shared keeps the answers to the coverage cases that GEN-NO-5XX and
 	// GEN-VALID-ANSWER both judge, so that each is sent once.
@@ -253,7 +257,25 @@ type Failure struct {
 	// Shrunk is true when rapid shrank the failing request.
 	Shrunk bool
 
+	// Wrote is, for a failure of GEN-ROUND-TRIP, the message its request
+	// wrote (nil otherwise): a caller can read it back to tell a write that
+	// was lost from a text that was changed.
+	Wrote *Written
+
 	key string // the kind of problem, for rapid to recognise the failure
+}
+
+// Written is a message a request wrote, as the engine knows it.
+type Written struct {
+	Room, ID string
+	// Edit says the request edited the message; Earlier are then the
+	// texts the engine wrote to it before, oldest first (none when it
+	// wrote none).
+	Edit    bool
+	Earlier []string
+	// Text is the text the request carried; Answered the one its answer
+	// carried ("" when none).
+	Text, Answered string
 }
 
 func (f Failure) String() string {
@@ -755,6 +777,7 @@ func (e *Engine) prepare(ctx context.Context) error {
 			return fmt.Errorf("generate: user %d could not post in the write room (status %d)", i+1, resp.Status)
 		}
 		e.world.Messages = append(e.world.Messages, Message{ID: m.ID, Room: e.world.WriteRoom, From: u.ID, Fresh: true})
+		e.wroteText(m.ID, fmt.Sprintf("generated requests: a message of user %d to edit and point at", i+1))
 	}
 	e.forget()
 	e.prepared = true
@@ -777,4 +800,17 @@ type counterKey struct{}
 // requests of one result, while other results' are in flight too.
 func counting(ctx context.Context, n *atomic.Int64) context.Context {
 	return context.WithValue(ctx, counterKey{}, n)
+}
+
+// wroteText records the text a successful request wrote to message id,
+// and returns the texts the engine had written to it before, oldest first.
+func (e *Engine) wroteText(id, text string) []string {
+	e.textsMu.Lock()
+	defer e.textsMu.Unlock()
+	if e.texts == nil {
+		e.texts = map[string][]string{}
+	}
+	before := slices.Clone(e.texts[id])
+	e.texts[id] = append(e.texts[id], text)
+	return before
 }

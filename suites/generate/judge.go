@@ -655,22 +655,33 @@ func (e *Engine) judgeRoundTrip(ctx context.Context, cs *testCase) (*Failure, er
 		}
 		id = m.ID
 	}
+	var answered struct {
+		Text string `json:"text"`
+	}
+	_ = resp.JSON(&answered)
+	wrote := &Written{Room: cs.room, ID: id, Edit: cs.message != "", Text: cs.text, Answered: answered.Text}
+	wrote.Earlier = e.wroteText(id, cs.text)
+	fail := func(problem, key string) (*Failure, error) {
+		f := e.failure(RoundTrip, cs, resp, problem, key)
+		f.Wrote = wrote
+		return f, nil
+	}
 	back, err := e.send(ctx, client.Request{Method: "GET", Path: "/v1/rooms/" + url.PathEscape(cs.room) + "/chatMessages/" + url.PathEscape(id), Token: e.world.caller().Token})
 	if err != nil {
 		return nil, err
 	}
 	if back.Status != 200 {
-		return e.failure(RoundTrip, cs, resp, fmt.Sprintf("answered %d, and the message answers %d when read back by id", resp.Status, back.Status), "read back status"), nil
+		return fail(fmt.Sprintf("answered %d, and the message answers %d when read back by id", resp.Status, back.Status), "read back status")
 	}
 	var m struct {
 		Text *string `json:"text"`
 	}
 	if back.JSON(&m) != nil || m.Text == nil {
-		return e.failure(RoundTrip, cs, resp, "the message read back by id has no text", "no text"), nil
+		return fail("the message read back by id has no text", "no text")
 	}
 	if *m.Text != cs.text {
-		return e.failure(RoundTrip, cs, resp, fmt.Sprintf("the text read back by id differs from the text sent: %s, sent %s (first difference at byte %d)",
-			describeText(*m.Text), describeText(cs.text), firstDiff(*m.Text, cs.text)), "text differs"), nil
+		return fail(fmt.Sprintf("the text read back by id differs from the text sent: %s, sent %s (first difference at byte %d)",
+			describeText(*m.Text), describeText(cs.text), firstDiff(*m.Text, cs.text)), "text differs")
 	}
 	return nil, nil
 }
