@@ -212,29 +212,21 @@ func (m *machine) unreadPath(u int, room string) string {
 	return "/v1/user/" + url.PathEscape(m.cfg.Users[u].ID) + "/rooms/" + url.PathEscape(room) + "/unreadItems"
 }
 
-// otherRoom is a room of user u besides the write room ("" when none).
 // listOther pages the write room with a cursor that names a message of
 // another room of u's: what the answer is, the document does not say (a
 // refusal, an empty page, a page of the write room), but it holds no
 // message of the other room, for a message belongs to one room.
 func (m *machine) listOther(u int, o op) {
-	other := m.otherRoom(u)
-	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(other), Query: url.Values{"limit": {"20"}}})
-	theirs, ok := decode[[]wireMsg](resp)
-	if !ok || len(theirs) == 0 {
-		return // nothing to point at: the lists' checks judge that room's pages
+	other, t, ids := m.otherMessage(u, o)
+	if other == "" {
+		return
 	}
-	ids := map[string]bool{}
-	for _, w := range theirs {
-		ids[w.ID] = true
-	}
-	t := theirs[o.Picks[1]%len(theirs)]
 	q := url.Values{[...]string{"", "beforeId", "afterId", "aroundId", "beforeId"}[o.Cursor]: {t.ID}}
 	if o.Limit > 0 {
 		q.Set("limit", strconv.Itoa(o.Limit))
 	}
 	what := fmt.Sprintf("GET %s?%s, a cursor naming message %s of room %s", messagesPath(m.cfg.WriteRoom), q.Encode(), t.ID, other)
-	resp = m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
 	m.noServerError(resp, what)
 	page, ok := decode[[]wireMsg](resp)
 	if !ok2xx(resp.Status) || !ok {
@@ -245,6 +237,28 @@ func (m *machine) listOther(u int, o op) {
 	}
 }
 
+// otherMessage reads the newest messages of a room of u's besides the
+// write room and picks one as o says: the room ("" when u has none, or it
+// shows no message; the lists' checks judge that room's pages), the
+// message, and the ids of the messages read.
+func (m *machine) otherMessage(u int, o op) (string, wireMsg, map[string]bool) {
+	other := m.otherRoom(u)
+	if other == "" {
+		return "", wireMsg{}, nil
+	}
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(other), Query: url.Values{"limit": {"20"}}})
+	theirs, ok := decode[[]wireMsg](resp)
+	if !ok || len(theirs) == 0 {
+		return "", wireMsg{}, nil
+	}
+	ids := map[string]bool{}
+	for _, w := range theirs {
+		ids[w.ID] = true
+	}
+	return other, theirs[o.Picks[1]%len(theirs)], ids
+}
+
+// otherRoom is a room of user u besides the write room ("" when none).
 func (m *machine) otherRoom(u int) string {
 	if u < len(m.cfg.OtherRooms) {
 		return m.cfg.OtherRooms[u]

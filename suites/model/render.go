@@ -239,20 +239,10 @@ func (m *machine) search(o op) {
 // room of u's: whatever the search finds, it is not a message of the other
 // room, for a message belongs to one room.
 func (m *machine) searchOther(u int, o op) {
-	other := m.otherRoom(u)
+	other, t, ids := m.otherMessage(u, o)
 	if other == "" {
 		return
 	}
-	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(other), Query: url.Values{"limit": {"20"}}})
-	theirs, ok := decode[[]wireMsg](resp)
-	if !ok || len(theirs) == 0 {
-		return // nothing to look for: the lists' checks judge that room's pages
-	}
-	ids := map[string]bool{}
-	for _, w := range theirs {
-		ids[w.ID] = true
-	}
-	t := theirs[o.Picks[1]%len(theirs)]
 	word := ""
 	if t.Text != nil {
 		for _, f := range strings.FieldsFunc(*t.Text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
@@ -265,7 +255,7 @@ func (m *machine) searchOther(u int, o op) {
 		return
 	}
 	q := url.Values{"q": {word}, "limit": {"100"}}
-	resp = m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
 	what := fmt.Sprintf("searching the write room for %q, a word of message %s of room %s", word, t.ID, other)
 	m.check("SEARCH-Q", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
 	page, ok := decode[[]wireMsg](resp)
