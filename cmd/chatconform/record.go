@@ -9,7 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -267,7 +269,7 @@ func fileSHA256(path string) (string, error) {
 const replayUsage = `chatconform replay judges the exchanges of a run record again, offline.
 
 Usage:
-  chatconform replay [--json FILE] RECORD.jsonl
+  chatconform replay [--json FILE] [--junit FILE] [--html FILE] RECORD.jsonl
 
 It reads a record written by chatconform --record, judges every exchange
 with this build's document validator and history checker, and prints per
@@ -277,18 +279,34 @@ reproduces the run's document and history verdicts exactly, and says so;
 with another version it says what changed (the documents' digests) and which
 verdicts the newer version reaches differently.
 
+The reports are a run's (the JSON valid against
+suites/runner/report.schema.json): every requirement of the record's
+profile, those the record can judge PASS or FAIL, the others NOT RUN with
+why, the document and history checkers as the judges, the counts and the
+coverage; the JSON adds how the replay compares with the run ("replay").
+
 Exit codes: 0 nothing broken; 1 a requirement broken; 2 the record cannot
-be read; 3 the same documents and harness reach other verdicts than the run.
+be read, or a report cannot be written; 3 the same documents and harness
+reach other verdicts than the run.
 
 Flags (-name and --name are the same):
 `
+
+// notReDerived is why a replay leaves a checkable requirement it cannot
+// judge NOT RUN, and what to do about it.
+const (
+	notReDerived   = "not re-derived from a record: judged by a check's assertions"
+	notReDerivedDo = "read the run's own report or attestation for these verdicts (chatconform verify takes them on the signer's word with --accept-signed)"
+)
 
 // replay is `chatconform replay`.
 func replay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chatconform replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
-	jsonOut := fs.String("json", "", "also write the verdicts as JSON to `file`")
+	jsonOut := fs.String("json", "", "also write the replay as a run report in JSON to `file`")
+	junitOut := fs.String("junit", "", "also write the replay as a run report in JUnit XML to `file`")
+	htmlOut := fs.String("html", "", "also write the replay as a run report in HTML to `file`")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -304,29 +322,107 @@ func replay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "chatconform replay: name one record file (see chatconform replay --help)")
 		return exitUsage
 	}
+	if err := runner.CheckOutputs(*jsonOut, *junitOut, *htmlOut); err != nil {
+		fmt.Fprintln(stderr, "chatconform replay:", err)
+		return exitUsage
+	}
 	r, err := record.ReplayFile(pos[0], version())
 	if err != nil {
 		fmt.Fprintln(stderr, "chatconform replay:", err)
 		return exitUsage
 	}
 	r.Print(stdout)
-	if *jsonOut != "" {
-		raw, err := json.MarshalIndent(r, "", "  ")
-		if err == nil {
-			err = os.WriteFile(*jsonOut, append(raw, '\n'), 0o644)
+	code := exitPass
+	switch {
+	case len(r.Verdicts.Failures) > 0:
+		code = exitFail
+	case len(r.Differences) > 0 && len(r.Changes) == 0 && !r.VersionChanged:
+		code = exitHarness
+	}
+	if *jsonOut != "" || *junitOut != "" || *htmlOut != "" {
+		res := replayReport(r)
+		if res.ExitStatus != code {
+			// Only a finding under a label that is no catalogue
+			// requirement fails a replay that no requirement of the
+			// report fails: the replay's exit code stands.
+			res.ExitStatus = code
 		}
-		if err != nil {
-			fmt.Fprintln(stderr, "chatconform replay: --json:", err)
+		if err := res.WriteReports(client.NewRedactor(), *junitOut, *jsonOut, *htmlOut); err != nil {
+			fmt.Fprintln(stderr, "chatconform replay:", err)
 			return exitUsage
 		}
 	}
-	switch {
-	case len(r.Verdicts.Failures) > 0:
-		return exitFail
-	case len(r.Differences) > 0 && len(r.Changes) == 0 && !r.VersionChanged:
-		return exitHarness
+	return code
+}
+
+// replayReport is a replay as a run report: the record's run (target,
+// profile, seed, version, start), a verdict of the document or history
+// checker for every requirement the record can judge, NOT RUN with why for
+// the other checkable ones, and how the replay compares with the run.
+func replayReport(r *record.Replayed) *runner.Result {
+	h, v := r.Header, r.Verdicts
+	p, _ := spec.ParseProfile(h.Profile) // Replay refused a record whose profile it does not know
+	in := runner.External{Profile: p, Target: h.Target, Bundled: h.Bundled, Seed: h.Seed, Version: h.Version,
+		Started: h.Started, Duration: r.Span, Requests: v.Exchanges}
+	if h.Bundled {
+		in.TargetNote = runner.BundledNote
 	}
-	return exitPass
+	cat, _ := spec.LoadCatalogue()
+	inCatalogue := func(id string) bool {
+		if cat == nil {
+			return false
+		}
+		_, ok := cat.Lookup(id)
+		return ok
+	}
+	note := &runner.ReplayNote{RecordedVersion: h.Version, Changes: r.Changes, Complete: r.Trailer != nil,
+		Compared: r.Trailer != nil && r.Trailer.Verdicts != nil, Differences: r.Differences,
+		JudgedAgainstDocument: v.Judged, ExchangesNotJudged: v.NotJudged,
+		Digests: map[string]string{"openapiCore": h.Digests.Core, "openapiReference": h.Digests.Reference, "catalogue": h.Digests.Catalogue}}
+	if r.VersionChanged {
+		note.Changes = append(append([]string(nil), note.Changes...), fmt.Sprintf("harness %s recorded, %s now", h.Version, r.Version))
+	}
+	judgments, unsupported := r.Judgments()
+	for _, j := range judgments {
+		if !inCatalogue(j.Requirement) {
+			if j.Failed {
+				note.Unattributed = append(note.Unattributed, j.Requirement+": "+strings.TrimSpace(j.Text))
+			}
+			continue
+		}
+		jv := runner.JudgeVerdict{Requirement: j.Requirement, Judge: runner.DocumentCheck, Outcome: runner.Pass, Message: j.Text}
+		if j.Source == record.History {
+			jv.Judge = runner.HistoryCheck
+		}
+		if j.Failed {
+			jv.Outcome = runner.Fail
+		}
+		in.Verdicts = append(in.Verdicts, jv)
+	}
+	byWhy := map[string][]string{}
+	for id, why := range unsupported {
+		byWhy[why] = append(byWhy[why], id)
+	}
+	for _, why := range slices.Sorted(maps.Keys(byWhy)) {
+		ids := byWhy[why]
+		slices.Sort(ids)
+		in.NotJudged = append(in.NotJudged, runner.Unjudged{Cause: "not judged from this record: " + why, Requirements: ids,
+			Do: "record the run again with this build (chatconform --record writes what a replay needs)"})
+	}
+	var rest []string
+	if cat != nil {
+		for _, q := range cat.Requirements {
+			if q.InProfile(p) && q.IsCheckable() && !slices.Contains(r.Judgeable, q.ID) {
+				rest = append(rest, q.ID)
+			}
+		}
+	}
+	in.NotJudged = append(in.NotJudged, runner.Unjudged{Cause: notReDerived, Do: notReDerivedDo, Requirements: rest})
+	if len(r.Differences) > 0 && len(r.Changes) == 0 && !r.VersionChanged {
+		in.Halt = &runner.Halt{Code: exitHarness, Reason: "the same documents and harness reach other verdicts than the run recorded"}
+	}
+	in.Replay = note
+	return runner.NewReport(in)
 }
 
 // parseInterspersed parses flags that may come after the positional

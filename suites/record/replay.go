@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -37,6 +38,9 @@ type Replayed struct {
 	// Judgeable are the requirements a record can judge: those the
 	// document validation blames and the history checker's, sorted.
 	Judgeable []string
+	// Span is how long the recorded exchanges took, from the run's start
+	// to the end of the last one.
+	Span time.Duration
 }
 
 // Same reports whether the replay reproduced the recorded verdicts with the
@@ -72,6 +76,7 @@ func Replay(r io.Reader, version string) (*Replayed, error) {
 	if err != nil {
 		return nil, err
 	}
+	var span time.Duration
 	for {
 		x, err := rd.Next()
 		if err == io.EOF {
@@ -81,8 +86,9 @@ func Replay(r io.Reader, version string) (*Replayed, error) {
 			return nil, err
 		}
 		j.Add(x)
+		span = max(span, x.End)
 	}
-	out := &Replayed{Header: h, Trailer: rd.Trailer, Verdicts: j.Verdicts(), Version: version, VersionChanged: version != h.Version}
+	out := &Replayed{Header: h, Trailer: rd.Trailer, Verdicts: j.Verdicts(), Version: version, VersionChanged: version != h.Version, Span: span}
 	if out.Current, err = CurrentDigests(); err != nil {
 		return nil, err
 	}
@@ -262,24 +268,7 @@ func (r *Replayed) Print(w io.Writer) {
 			continue
 		}
 		for _, f := range fs {
-			unit := "exchange"
-			if f.Source == History {
-				unit = "contradiction"
-			}
-			fmt.Fprintf(w, "%-12s %-26s %s's, %s: %s\n", "FAIL", id, f.Whose, f.Source, Plural(f.Count, unit))
-			for _, e := range f.Examples {
-				fmt.Fprintf(w, "             %s\n", indent(e.Text, "             "))
-				for _, x := range e.Exchanges {
-					n := "#?"
-					if x.N > 0 {
-						n = fmt.Sprintf("#%d", x.N)
-					}
-					fmt.Fprintf(w, "               %s %s %s -> %d\n", n, x.Method, x.Path, x.Status)
-					if x.Reproduce != "" {
-						fmt.Fprintf(w, "                 reproduce: %s\n", x.Reproduce)
-					}
-				}
-			}
+			fmt.Fprintf(w, "%-12s %-26s %s\n", "FAIL", id, indent(strings.TrimSuffix(f.Evidence(), "\n"), "             "))
 		}
 	}
 	if len(v.NotJudged) > 0 {
@@ -327,3 +316,78 @@ func contains(list []string, s string) bool {
 }
 
 func indent(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+pad) }
+
+// Evidence is a failure in words, as replay prints it: whose it is, what
+// found it and how often, then each example with the exchanges that show
+// it (number, method, path, status, and how to send the request again).
+func (v Verdict) Evidence() string {
+	return fmt.Sprintf("%s's, %s: %s\n", v.Whose, v.Source, v.count()) + v.examples()
+}
+
+func (v Verdict) count() string {
+	unit := "exchange"
+	if v.Source == History {
+		unit = "contradiction"
+	}
+	return Plural(v.Count, unit)
+}
+
+// examples writes each example of v with the exchanges that show it.
+func (v Verdict) examples() string {
+	var b strings.Builder
+	for _, e := range v.Examples {
+		fmt.Fprintf(&b, "%s\n", e.Text)
+		for _, x := range e.Exchanges {
+			n := "#?"
+			if x.N > 0 {
+				n = fmt.Sprintf("#%d", x.N)
+			}
+			fmt.Fprintf(&b, "  %s %s %s -> %d\n", n, x.Method, x.Path, x.Status)
+			if x.Reproduce != "" {
+				fmt.Fprintf(&b, "    reproduce: %s\n", x.Reproduce)
+			}
+		}
+	}
+	return b.String()
+}
+
+// Judgment is the replay's verdict on one requirement from one source:
+// broken, with the evidence, or not, with what that rests on.
+type Judgment struct {
+	Requirement string
+	Source      string // Document or History
+	Failed      bool
+	Text        string
+}
+
+// Judgments are the replay's verdicts per requirement: a failure of each
+// requirement broken, per source, and for each requirement of Judgeable
+// found unbroken, what it was held to. Unsupported are the requirements of
+// Judgeable the record cannot judge, with why (they have no Judgment).
+func (r *Replayed) Judgments() (out []Judgment, unsupported map[string]string) {
+	v := r.Verdicts
+	failed := map[string]bool{}
+	for _, f := range v.Failures {
+		failed[f.Requirement] = true
+		// The first line ends with a colon, so that a one-line cause
+		// (runner.Result.Causes) carries the first example with it.
+		text := fmt.Sprintf("%s's, %s, %s:\n", f.Whose, f.Source, f.count()) + f.examples()
+		out = append(out, Judgment{Requirement: f.Requirement, Source: f.Source, Failed: true, Text: text})
+	}
+	unsupported = map[string]string{}
+	for _, id := range r.Judgeable {
+		if failed[id] {
+			continue
+		}
+		if why, ok := v.Unsupported[id]; ok {
+			unsupported[id] = why
+			continue
+		}
+		if contains(HistoryRequirements, id) {
+			out = append(out, Judgment{Requirement: id, Source: History, Text: fmt.Sprintf("no contradiction in %d exchanges", v.Exchanges)})
+			continue
+		}
+		out = append(out, Judgment{Requirement: id, Source: Document, Text: fmt.Sprintf("no contradiction in %d answers judged against the document", v.Judged)})
+	}
+	return out, unsupported
+}

@@ -77,6 +77,9 @@ type Result struct {
 	// many more there were.
 	Exchanges        []*client.Exchange `json:"failedExchanges,omitempty"`
 	ExchangesOmitted int                `json:"failedExchangesOmitted,omitempty"`
+	// Replay is set on the report of a replayed record (chatconform
+	// replay, built by NewReport): how its verdicts compare with the run's.
+	Replay *ReplayNote `json:"replay,omitempty"`
 
 	outcomes map[Outcome]int
 	halt     *halt
@@ -372,8 +375,10 @@ func judges(extra map[string][]CheckResult) []CheckResult {
 				}
 			case DocumentCheck:
 				doc.IDs = append(doc.IDs, id)
-				doc.Outcome = Fail
-				docFailed = append(docFailed, id)
+				if c.Outcome == Fail { // a run's rows are failures only; a replay's say where it found none too
+					doc.Outcome = Fail
+					docFailed = append(docFailed, id)
+				}
 			}
 		}
 	}

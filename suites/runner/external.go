@@ -1,0 +1,170 @@
+package runner
+
+import (
+	"slices"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/chatrooms/conformance/spec"
+)
+
+// JudgeVerdict is what one of the run-wide judges (HistoryCheck,
+// DocumentCheck) says about one requirement, reached outside the Ginkgo
+// checks: by a replay of a record, say.
+type JudgeVerdict struct {
+	Requirement string
+	// Judge is HistoryCheck or DocumentCheck.
+	Judge string
+	// Outcome is Pass or Fail.
+	Outcome Outcome
+	// Message is the evidence of a failure (the exchanges that show it),
+	// or what a pass rests on.
+	Message string
+}
+
+// Unjudged is a group of checkable requirements a report built by
+// NewReport leaves NOT RUN, for one cause.
+type Unjudged struct {
+	Cause        string // why, in a few words; each requirement's reason
+	Do           string // the one thing to do about it
+	Requirements []string
+}
+
+// External is what NewReport builds a run report from: the run's
+// identity and the verdicts of judges that do not come from Ginkgo.
+type External struct {
+	Profile spec.Profile
+	Target  string
+	// Bundled says the verdicts are about the bundled reference server.
+	Bundled    bool
+	TargetNote string
+	Seed       uint64
+	Version    string
+	Started    time.Time
+	Duration   time.Duration
+	Requests   int
+	Verdicts   []JudgeVerdict
+	// NotJudged groups the checkable requirements the verdicts leave out,
+	// by cause; one the verdicts leave out and no group names is NOT RUN
+	// under DefaultCause.
+	NotJudged []Unjudged
+	// Halt, when not nil, gives the exit code (and why) when no
+	// requirement failed: a replay whose verdicts differ from the ones
+	// recorded with the same harness exits 3.
+	Halt *Halt
+	// Replay, for the report of a replayed record, says how the replay
+	// compares with the run recorded.
+	Replay *ReplayNote
+	Gate   CoverageGate
+}
+
+// DefaultCause is why a requirement no verdict of NewReport's covers and
+// no group of External.NotJudged names was not judged.
+const DefaultCause = "not judged by the judges of this report"
+
+// NewReport builds a run report from verdicts that do not come from the
+// Ginkgo checks (a replayed record). Each verdict becomes a row of its
+// judge under its requirement, the judges are summed up as in a run, and
+// the verdicts, counts, coverage and exit code are reached by the same code
+// as a run's.
+func NewReport(in External) *Result {
+	extra := map[string][]CheckResult{}
+	for _, v := range in.Verdicts {
+		extra[v.Requirement] = append(extra[v.Requirement], CheckResult{Name: v.Judge, Area: "History", IDs: []string{v.Requirement},
+			Outcome: v.Outcome, Message: cutMessage(v.Message)})
+	}
+	selected := map[string]bool{HistoryCheck: true, DocumentCheck: true}
+	res := summarize(types.Report{}, selected, in.Profile, in.Seed, in.Target, in.Duration, nil, extra)
+	res.Judges = judges(extra)
+	res.tally(selected)
+	res.Version, res.Started, res.Requests = in.Version, in.Started, in.Requests
+	res.Bundled, res.TargetNote = in.Bundled, in.TargetNote
+	res.Replay = in.Replay
+	if in.Halt != nil {
+		res.halt = &halt{Code: in.Halt.Code, Reason: in.Halt.Reason}
+	}
+
+	why := map[string]int{} // requirement → its group in groups
+	groups := slices.Clone(in.NotJudged)
+	for i, g := range groups {
+		for _, id := range g.Requirements {
+			if _, ok := why[id]; !ok {
+				why[id] = i
+			}
+		}
+	}
+	var rest []string
+	for i := range res.Requirements {
+		q := &res.Requirements[i]
+		if q.Verdict != NotRun {
+			continue
+		}
+		if _, ok := why[q.ID]; !ok {
+			rest = append(rest, q.ID)
+			why[q.ID] = -1
+		}
+	}
+	if len(rest) > 0 {
+		groups = append(groups, Unjudged{Cause: DefaultCause, Do: "read the run's own report for these verdicts", Requirements: rest})
+		for _, id := range rest {
+			why[id] = len(groups) - 1
+		}
+	}
+	for i := range res.Requirements {
+		if q := &res.Requirements[i]; q.Verdict == NotRun {
+			q.Reason = groups[why[q.ID]].Cause
+		}
+	}
+
+	res.judge(in.Gate)
+	// The coverage puts every NOT RUN requirement under one cause of a
+	// run's ("not run", or a run that stopped); here each group says why.
+	var gaps []Gap
+	for _, g := range res.Coverage.NotJudged {
+		if g.Outcome != NotRun {
+			gaps = append(gaps, g)
+		}
+	}
+	for _, g := range groups {
+		gap := Gap{Outcome: NotRun, Cause: g.Cause, Do: g.Do}
+		for _, q := range res.Requirements {
+			if q.Verdict == NotRun && q.Reason == g.Cause && slices.Contains(g.Requirements, q.ID) && !slices.Contains(gap.Requirements, q.ID) {
+				gap.Requirements = append(gap.Requirements, q.ID)
+			}
+		}
+		if len(gap.Requirements) > 0 {
+			gaps = append(gaps, gap)
+		}
+	}
+	res.Coverage.NotJudged = gaps
+	res.ExitStatus = res.ExitCode()
+	return res
+}
+
+// ReplayNote says, in the report of a replayed record, what the run report
+// has no other place for: how the replay compares with the run recorded.
+type ReplayNote struct {
+	// RecordedVersion is the harness version that made the run.
+	RecordedVersion string `json:"recordedVersion"`
+	// Digests are the SHA-256 digests (hex) of the documents and catalogue
+	// the run was judged by, as the record's header names them.
+	Digests map[string]string `json:"digests"`
+	// Changes say how this build's documents, catalogue and version differ
+	// from the run's (none: the same judges).
+	Changes []string `json:"changes,omitempty"`
+	// Complete says the record has its last line (the run was not cut
+	// short).
+	Complete bool `json:"complete"`
+	// Compared says the record holds the verdicts of its run to compare
+	// with; Differences lists how the replay's differ from them.
+	Compared    bool     `json:"compared"`
+	Differences []string `json:"differences,omitempty"`
+	// JudgedAgainstDocument is how many exchanges were held to the
+	// document; ExchangesNotJudged counts the others by reason.
+	JudgedAgainstDocument int            `json:"judgedAgainstDocument"`
+	ExchangesNotJudged    map[string]int `json:"exchangesNotJudged,omitempty"`
+	// Unattributed are findings under labels that are no requirement of
+	// the catalogue (a request addressing no operation, say), in words.
+	Unattributed []string `json:"unattributed,omitempty"`
+}
