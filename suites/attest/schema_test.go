@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/chatrooms/conformance/suites/attest"
 	"github.com/chatrooms/conformance/suites/attest/internal/predicateschema"
+	"github.com/chatrooms/conformance/suites/internal/schemagen"
 	"github.com/chatrooms/conformance/suites/record/recordtest"
 )
 
@@ -20,30 +20,13 @@ import (
 // are now: a field added, renamed or dropped without regenerating it fails
 // here.
 func TestPredicateSchemaIsCurrent(t *testing.T) {
-	want, err := predicateschema.Generate()
+	stale, err := schemagen.Stale("predicate.schema.json", "./suites/attest", predicateschema.Generate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile("predicate.schema.json")
-	if err != nil {
-		t.Fatalf("%v: run `go generate ./suites/attest` from the module root", err)
+	if stale != "" {
+		t.Fatal(stale)
 	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	i := 0
-	for i < min(len(g), len(w)) && g[i] == w[i] {
-		i++
-	}
-	line := func(ls []string) string {
-		if i < len(ls) {
-			return strings.TrimSpace(ls[i])
-		}
-		return "(end of file)"
-	}
-	t.Fatalf("predicate.schema.json is not the schema of the predicate's Go types (line %d: has %q, the types say %q): run `go generate ./suites/attest` from the module root and commit the file",
-		i+1, line(g), line(w))
 }
 
 // A predicate as NewStatement makes it, with the target as observed and a

@@ -10,14 +10,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/invopop/jsonschema"
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/attest"
+	"github.com/chatrooms/conformance/suites/internal/schemagen"
 	"github.com/chatrooms/conformance/suites/runner"
 )
 
@@ -36,9 +34,7 @@ const (
 )
 
 var (
-	timeType     = reflect.TypeFor[time.Time]()
 	rawType      = reflect.TypeFor[json.RawMessage]()
-	outcomeType  = reflect.TypeFor[runner.Outcome]()
 	coverageType = reflect.TypeFor[runner.Coverage]()
 	rootType     = reflect.TypeFor[attest.Predicate]()
 )
@@ -46,34 +42,20 @@ var (
 // Generate returns the schema of the predicate, indented, with a final
 // newline: the bytes of predicate.schema.json.
 func Generate() ([]byte, error) {
-	names := map[string]reflect.Type{}
-	var clash error
-	namer := func(t reflect.Type) string {
-		// invopop names a definition by the bare type name: two types of
-		// one name in different packages would share it silently.
-		if prev, ok := names[t.Name()]; ok && prev != t && t.Name() != "" && clash == nil {
-			clash = fmt.Errorf("two types named %s: %s and %s", t.Name(), prev, t)
-		}
-		names[t.Name()] = t
-		return t.Name()
+	refs := map[reflect.Type]string{
+		reflect.TypeFor[runner.Outcome](): "Outcome",  // an int written with MarshalText: its word
+		rawType:                           "Coverage", // Coverage: the run's JSON report's, copied as is
 	}
-	mapper := func(t reflect.Type) *jsonschema.Schema {
-		switch t {
-		case timeType: // MarshalJSON: RFC 3339
-			return &jsonschema.Schema{Type: "string", Format: "date-time"}
-		case outcomeType: // an int written with MarshalText: its word
-			return &jsonschema.Schema{Ref: "#/$defs/Outcome"}
-		case rawType: // Coverage: the run's JSON report's, copied as is
-			return &jsonschema.Schema{Ref: "#/$defs/Coverage"}
-		}
-		return nil
-	}
-	r := &jsonschema.Reflector{ExpandedStruct: true, Namer: namer, Mapper: mapper} // the predicate at the root
+	r, clash := schemagen.Reflector(true, refs, nil) // the predicate at the root
 	s := r.Reflect(&attest.Predicate{})
+	if err := clash(); err != nil {
+		return nil, err
+	}
 	// The coverage is the report's (runner.Coverage), held as raw JSON.
-	cov := (&jsonschema.Reflector{Namer: namer, Mapper: mapper}).Reflect(&runner.Coverage{})
-	if clash != nil {
-		return nil, clash
+	rc, clash := schemagen.Reflector(false, refs, nil)
+	cov := rc.Reflect(&runner.Coverage{})
+	if err := clash(); err != nil {
+		return nil, err
 	}
 	for name, d := range cov.Definitions {
 		if _, ok := s.Definitions[name]; ok {
@@ -83,32 +65,16 @@ func Generate() ([]byte, error) {
 	}
 	s.ID = jsonschema.ID(ID)
 	s.Title, s.Description = title, description
-	if err := asWritten(s, s.Definitions, rootType, map[reflect.Type]bool{}); err != nil {
+	if err := schemagen.AsWritten(s, rootType, rootType); err != nil {
 		return nil, err
 	}
-	if err := asWritten(s, s.Definitions, coverageType, map[reflect.Type]bool{}); err != nil {
+	if err := schemagen.AsWritten(s, rootType, coverageType); err != nil {
 		return nil, err
 	}
-	var words []any
-	for o := runner.Outcome(0); ; o++ {
-		w := o.String()
-		if strings.HasPrefix(w, "Outcome(") {
-			break
-		}
-		words = append(words, w)
-	}
+	words := schemagen.Words(func(i int) string { return runner.Outcome(i).String() }, "Outcome(")
 	s.Definitions["Outcome"] = &jsonschema.Schema{Type: "string", Enum: words,
 		Description: "A requirement's verdict or a check's outcome, in the words of every output of a run."}
-	prop := func(sch *jsonschema.Schema, name string) (*jsonschema.Schema, error) {
-		p, ok := sch.Properties.Get(name)
-		if !ok {
-			return nil, fmt.Errorf("no field %q", name)
-		}
-		if p.OneOf != nil { // nullable: the value is its first branch
-			p = p.OneOf[0]
-		}
-		return p, nil
-	}
+	prop := schemagen.Property
 	var profiles []any
 	for _, p := range spec.Profiles {
 		profiles = append(profiles, string(p))
@@ -155,68 +121,7 @@ func Generate() ([]byte, error) {
 	}
 	p.Enum = []any{"https", "http"}
 
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return schemagen.Marshal(s)
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// asWritten corrects the schema of struct t (root or definition) and of the
-// structs it holds where invopop's reading differs from what encoding/json
-// writes: a slice, map or pointer field without omitempty is written null
-// when nil, and a struct field is written even with omitempty.
-func asWritten(root *jsonschema.Schema, defs jsonschema.Definitions, t reflect.Type, done map[reflect.Type]bool) error {
-	if done[t] {
-		return nil
-	}
-	done[t] = true
-	s := root
-	if t != rootType {
-		s = defs[t.Name()]
-		if s == nil {
-			return fmt.Errorf("no definition for %s", t)
-		}
-	}
-	for f := range t.Fields() {
-		if f.Anonymous {
-			return fmt.Errorf("%s.%s: embedded fields are not handled", t, f.Name)
-		}
-		if !f.IsExported() {
-			continue
-		}
-		tag := strings.Split(f.Tag.Get("json"), ",")
-		if tag[0] == "-" && len(tag) == 1 {
-			continue
-		}
-		name := f.Name
-		if tag[0] != "" {
-			name = tag[0]
-		}
-		omitempty := slices.Contains(tag[1:], "omitempty")
-		p, ok := s.Properties.Get(name)
-		if !ok {
-			return fmt.Errorf("%s.%s: no property %q", t, f.Name, name)
-		}
-		switch k := f.Type.Kind(); {
-		case omitempty && k == reflect.Struct && f.Type != timeType:
-			if !slices.Contains(s.Required, name) {
-				s.Required = append(s.Required, name)
-			}
-		case !omitempty && f.Type != rawType && (k == reflect.Slice || k == reflect.Map || k == reflect.Pointer):
-			s.Properties.Set(name, &jsonschema.Schema{OneOf: []*jsonschema.Schema{p, {Type: "null"}}})
-		}
-		e := f.Type
-		for e.Kind() == reflect.Pointer || e.Kind() == reflect.Slice || e.Kind() == reflect.Array || e.Kind() == reflect.Map {
-			e = e.Elem()
-		}
-		if e.Kind() == reflect.Struct && e != timeType {
-			if err := asWritten(root, defs, e, done); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
