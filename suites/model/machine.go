@@ -109,8 +109,9 @@ type machine struct {
 	// walked says whether a sequence of the run has paged the room from
 	// its newest message to its oldest (shared like room).
 	walked *bool
-	// marked says which users have made a mark read in this sequence.
-	marked map[int]bool
+	// marked says when each user last made a mark read in this sequence
+	// (zero: never).
+	marked map[int]time.Time
 	// sent is what each user's last send of the sequence wrote.
 	sent map[int]*written
 	// edited is the message the sequence's last accepted edit changed.
@@ -1056,7 +1057,7 @@ func (m *machine) mark(o op) {
 			fresh = false
 		}
 	}
-	m.marked[u] = true
+	m.marked[u] = now
 	resp := m.do(u, client.Request{Method: http.MethodPost, Path: m.unreadPath(u, room), Body: map[string]any{"chat": ids}})
 	m.noServerError(resp, "marking read")
 	if fresh && !other {
@@ -1119,9 +1120,11 @@ func (m *machine) unread(o op) {
 			m.eventually("UNREAD-MARK-READ", settled, !mentioned[k.id], "user %d's unread mentions list %s, which that user marked read", u+1, k.id)
 		default:
 			req := "UNREAD-CHAT"
-			if k.readByOther(u) >= 0 || m.marked[u] {
+			if k.readByOther(u) >= 0 || !m.marked[u].IsZero() && !(k.v > 1 && k.changed.After(m.marked[u])) {
 				// a mark read of another user's reached this user, or one of
-				// this user's reached a message it did not name
+				// this user's reached a message it did not name (unless the
+				// message was edited since: then the edit is what took it
+				// out, and the statement broken is that it stays listed)
 				req = "UNREAD-MARK-READ"
 			}
 			m.eventually(req, settled, in[k.id], "user %d's unread items leave out %s, which user %d sent and user %d has not marked read%s", u+1, k.id, k.from+1, u+1, k.markedBy(u))
