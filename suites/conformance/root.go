@@ -33,8 +33,12 @@ const (
 	rootGetOne = "MSG-GET-ONE"
 )
 
-// maxProbed bounds the messages a root probe reads back.
-const maxProbed = 300
+// maxProbed bounds the messages a root probe reads back; maxConfirmed
+// those it reads again, once the lag has passed, to confirm a loss.
+const (
+	maxProbed    = 300
+	maxConfirmed = 10
+)
 
 // write is a send or an edit of the check, acknowledged with a success.
 type write struct {
@@ -192,6 +196,12 @@ func (e *Env) probeRoot() {
 				again = append(again, id) // lost or stale, unless the lag explains it
 			}
 		}
+		if round == 0 && len(again) > maxConfirmed {
+			for _, id := range again[maxConfirmed:] {
+				delete(got, id) // not read again: no conclusion drawn from it
+			}
+			again = again[:maxConfirmed]
+		}
 		pending = again
 	}
 	var lost, stale, unedited, other []string
@@ -225,8 +235,8 @@ func (e *Env) probeRoot() {
 			example(other), s.id, len(other), len(order))
 		e.rootFound(rootGetOne, "getChatMessage answers another message than the one named", text, readByID)
 	case len(lost) > 0:
-		text := fmt.Sprintf("%d of the %d messages this check sent, each answered with its id, are not found by id%s: %s answered 404",
-			len(lost), len(order), lag, example(lost))
+		text := fmt.Sprintf("%d message(s) this check sent, each answered with its id, are not found by id%s (of the %d it wrote; at most %d are read again): %s answered 404",
+			len(lost), lag, len(order), maxConfirmed, example(lost))
 		e.rootFound(rootLost, "sendChatMessage acknowledged, then getChatMessage 404", text, true)
 	case len(stale) > 0:
 		text := fmt.Sprintf("%d of the messages this check edited, each edit answered with the new text, read back by id with another text%s: %s answered %q, not %q",

@@ -79,4 +79,15 @@ func TestOneBreachIsShownOnce(t *testing.T) {
 	if len(byID["MSG-SEND-DEFAULTS"]) != 1 {
 		t.Error("the only failure of the requirement that blocked a check was dropped")
 	}
+	// ... and when it blocked several, one of them fails for it, not each.
+	byID = map[string][]CheckResult{
+		"MSG-SEND-STORED": {soft("walks", "s", "lost"), soft("search", "s", "lost"), soft("unread", "s", "lost")},
+		"PAGE-LIMIT":      {{Name: "walks", Outcome: Blocked, whole: Blocked, BlockedBy: "MSG-SEND-STORED"}},
+		"SEARCH-Q":        {{Name: "search", Outcome: Blocked, whole: Blocked, BlockedBy: "MSG-SEND-STORED"}},
+		"UNREAD-CHAT":     {{Name: "unread", Outcome: Blocked, whole: Blocked, BlockedBy: "MSG-SEND-STORED"}},
+	}
+	dropEchoes(byID)
+	if rows := byID["MSG-SEND-STORED"]; len(rows) != 1 || rows[0].of != "walks" {
+		t.Errorf("a requirement that blocked three checks and fails nowhere else fails %d of them: %+v", len(rows), rows)
+	}
 }

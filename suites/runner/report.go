@@ -231,8 +231,9 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 
 // dropEchoes removes, from the rows by requirement, a failure a check
 // recorded on the way about R when R then blocked that check: the block
-// already names R, and R's failure is told where it fails for itself. It
-// stays where nothing else fails R, so the block names a failure.
+// already names R, and R's failure is told where it fails for itself.
+// Where nothing else fails R, the first such row stays, so the blocks name
+// a failure, and one check, not every check R blocked, fails for it.
 func dropEchoes(byID map[string][]CheckResult) {
 	blockedBy := map[string]string{} // check → what blocked it
 	for _, cs := range byID {
@@ -246,7 +247,17 @@ func dropEchoes(byID map[string][]CheckResult) {
 		echo := func(c CheckResult) bool { return c.of != "" && blockedBy[c.of] == id }
 		if slices.ContainsFunc(cs, func(c CheckResult) bool { return c.Outcome == Fail && !echo(c) }) {
 			byID[id] = slices.DeleteFunc(cs, echo)
+			continue
 		}
+		kept := false
+		byID[id] = slices.DeleteFunc(cs, func(c CheckResult) bool {
+			if !echo(c) {
+				return false
+			}
+			drop := kept
+			kept = true
+			return drop
+		})
 	}
 }
 
