@@ -499,6 +499,11 @@ func (m *machine) send(o op) {
 		read: map[int]time.Time{}, unknown: map[int]bool{}, acked: now, changed: now,
 		mentions: wr.mentions, sureMentions: wr.mentions, issues: wr.issues, links: wr.links, word: wr.word,
 		freshV: map[int]int{}, freshRead: map[int]bool{}, listed: map[int]bool{}}
+	if w.Text != nil && *w.Text != text {
+		// MSG-SEND-TEXT's breach, which this run does not judge: the message
+		// holds what the server says it stored, and its word is not looked for.
+		k.text, k.word = *w.Text, ""
+	}
 	m.judgeRendering(k, w, "the send answer")
 	m.st.add(k)
 }
@@ -576,9 +581,9 @@ func (m *machine) edit(o op) {
 		m.noServerError(resp, "an edit of another user's message")
 	}
 	if !ok2xx(resp.Status) {
-		target.refused = ""
+		target.refused, target.refusedText = "", ""
 		if other {
-			target.refused = "MSG-ROOM-SCOPE"
+			target.refused, target.refusedText = "MSG-ROOM-SCOPE", text
 		}
 		return
 	}
@@ -596,7 +601,12 @@ func (m *machine) edit(o op) {
 	}
 	m.edited = target
 	target.prevText = target.text
-	target.text, target.v, target.refused, target.changed = text, want, "", m.now()
+	target.text, target.v, target.refused, target.refusedText, target.changed = text, want, "", "", m.now()
+	if w.Text != nil && *w.Text != text {
+		// MSG-EDIT's breach, which this run does not judge: as for a send.
+		target.text = *w.Text
+		wr.word = ""
+	}
 	target.mentions, target.issues, target.links, target.word = wr.mentions, wr.issues, wr.links, wr.word
 	target.sureMentions = slices.DeleteFunc(slices.Clone(target.sureMentions), func(u int) bool { return !slices.Contains(wr.mentions, u) })
 	m.judgeRendering(target, w, "the edit answer")
@@ -625,7 +635,7 @@ func (m *machine) editNoText(o op) {
 		target.changed = m.now()
 		return
 	}
-	target.refused = "MSG-TEXT-REQUIRED"
+	target.refused, target.refusedText = "MSG-TEXT-REQUIRED", ""
 }
 
 func (m *machine) get(o op) {
@@ -754,7 +764,12 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 		textReq = "MSG-EDIT-PERSISTED"
 	}
 	if k.refused != "" {
-		textReq, vReq = k.refused, k.refused
+		vReq = k.refused
+		// A text other than the refused write's is not that write applied:
+		// the message's own requirement answers for it.
+		if k.refusedText == "" || w.Text != nil && *w.Text == k.refusedText {
+			textReq = k.refused
+		}
 	}
 	settled := k.settled(now, m.cfg.Eventually)
 	if w.Text != nil {

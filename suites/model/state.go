@@ -33,6 +33,9 @@ type msg struct {
 	// server refused, since the last it accepted: a read that shows a
 	// change then breaks that requirement (the refused write was applied).
 	refused string
+	// refusedText is the text that refused write carried, when it carried
+	// one ("" when not).
+	refusedText string
 	// What the text holds, as the model wrote it: the users it mentions,
 	// its issue numbers, its links, and a word no other message has.
 	mentions []int
