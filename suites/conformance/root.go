@@ -172,7 +172,11 @@ func (e *Env) probeRoot() {
 	// read that misses one time in a few is not taken for a loss).
 	for round := 0; round < 3 && len(pending) > 0; round++ {
 		if round == 1 {
-			time.Sleep(time.Until(deadline))
+			select { // a run that is stopped does not wait out the lag
+			case <-time.After(time.Until(deadline)):
+			case <-e.ctx.Done():
+				return
+			}
 		}
 		var again []string
 		for _, id := range pending {
