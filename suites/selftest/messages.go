@@ -1041,3 +1041,27 @@ func heldOut3MessagesFaults() []Fault {
 		HeldOut3.fault("MSG-TEXT-REQUIRED/ignores-input#3", heldOut3What("send-status-without-text")).inIndependent("send-status-without-text"),
 	}
 }
+
+// heldOut4MessagesFaults are the defects of the fourth held-out set (independent.HeldOut4)
+// whose requirements belong to this file (see heldOut4What).
+func heldOut4MessagesFaults() []Fault {
+	return []Fault{
+		HeldOut4.fault("MSG-EDIT-EDITEDAT/wrong-subject", heldOut4What("edit-editedat-is-sent")).inIndependent("edit-editedat-is-sent"),
+		HeldOut4.fault("MSG-EDIT-PERSISTED/not-stored#8", heldOut4What("send-reverts-edits")).inIndependent("send-reverts-edits"),
+		HeldOut4.fault("MSG-EDIT-PERSISTED/stale-derived#3", heldOut4What("list-editedat-not-selected")).inIndependent("list-editedat-not-selected"),
+		HeldOut4.fault("MSG-EDIT-V-INC/intermittent#3", heldOut4What("edit-v-flaky")).inIndependent("edit-v-flaky"),
+		HeldOut4.fault("MSG-EDIT-V-INC/wrong-subject#3", heldOut4What("edit-v-room-counter")).inIndependent("edit-v-room-counter"),
+		HeldOut4.fault("MSG-GET-ONE/intermittent#2", heldOut4What("get-one-lag-flaky")).inIndependent("get-one-lag-flaky"),
+		HeldOut4.fault("MSG-META-EMPTY/shape#6", heldOut4What("meta-carries-mentions")).inIndependent("meta-carries-mentions"),
+		HeldOut4.fault("MSG-NO-GV/shape#6", heldOut4What("fromuser-gv")).inIndependent("fromuser-gv"),
+		HeldOut4.fault("MSG-SEND-200/ignores-input", heldOut4What("send-ctype-charset-refused")).inIndependent("send-ctype-charset-refused"),
+		HeldOut4.fault("MSG-SEND-DEFAULTS/shape#6", heldOut4What("send-answer-v-zero")).inIndependent("send-answer-v-zero"),
+		HeldOut4.fault("MSG-SEND-STATUS/not-stored#2", heldOut4What("send-status-not-stored")).inIndependent("send-status-not-stored"),
+		HeldOut4.fault("MSG-SEND-STORED/stale-derived", heldOut4What("list-default-page-cached")).inIndependent("list-default-page-cached"),
+		HeldOut4.fault("MSG-SEND-TEXT/not-stored#10", heldOut4What("send-astral-dropped")).inIndependent("send-astral-dropped"),
+		HeldOut4.fault("MSG-SEND-TEXT/not-stored#9", heldOut4What("send-crlf-normalised")).inIndependent("send-crlf-normalised"),
+		HeldOut4.fault("MSG-SHAPE/shape#9", heldOut4What("get-one-editedat-omitted")).inIndependent("get-one-editedat-omitted"),
+		HeldOut4.fault("MSG-STABLE/shape", heldOut4What("list-sent-seconds")).inIndependent("list-sent-seconds").inWholeRun(),
+		HeldOut4.fault("MSG-TEXT-REQUIRED/ignores-input#4", heldOut4What("edit-missing-text-blank")).inIndependent("edit-missing-text-blank"),
+	}
+}

@@ -742,3 +742,18 @@ func heldOut3PaginationFaults() []Fault {
 		HeldOut3.fault("PAGE-UNIQUE/shape#2", heldOut3What("around-anchor-twice")).inIndependent("around-anchor-twice"),
 	}
 }
+
+// heldOut4PaginationFaults are the defects of the fourth held-out set (independent.HeldOut4)
+// whose requirements belong to this file (see heldOut4What).
+func heldOut4PaginationFaults() []Fault {
+	return []Fault{
+		HeldOut4.fault("LIMIT-CAP/ignores-input#8", heldOut4What("limit-cap-search")).inIndependent("limit-cap-search"),
+		HeldOut4.fault("PAGE-AFTERID/wrong-subject#6", heldOut4What("after-anchor-counted-in-limit")).inIndependent("after-anchor-counted-in-limit"),
+		HeldOut4.fault("PAGE-AROUNDID/wrong-subject#7", heldOut4What("around-gap-after-anchor")).inIndependent("around-gap-after-anchor"),
+		HeldOut4.fault("PAGE-BEFOREID-WALK/not-stored", heldOut4What("history-cap-300")).inIndependent("history-cap-300"),
+		HeldOut4.fault("PAGE-BEFOREID/wrong-subject#4", heldOut4What("before-compares-ids")).inIndependent("before-compares-ids"),
+		HeldOut4.fault("PAGE-LIMIT/ignores-input#6", heldOut4What("before-limit-default")).inIndependent("before-limit-default"),
+		HeldOut4.fault("PAGE-SKIP/wrong-subject#5", heldOut4What("skip-after-limit")).inIndependent("skip-after-limit"),
+		HeldOut4.fault("PAGE-UNIQUE/shape#3", heldOut4What("search-terms-union-dup")).inIndependent("search-terms-union-dup"),
+	}
+}

@@ -327,3 +327,16 @@ func heldOut3RenderingFaults() []Fault {
 		HeldOut3.fault("RENDER-ISSUE/shape#5", heldOut3What("render-issue-five-digits")).inIndependent("render-issue-five-digits"),
 	}
 }
+
+// heldOut4RenderingFaults are the defects of the fourth held-out set (independent.HeldOut4)
+// whose requirements belong to this file (see heldOut4What).
+func heldOut4RenderingFaults() []Fault {
+	return []Fault{
+		HeldOut4.fault("META-MENTIONS/wrong-subject#5", heldOut4What("meta-mention-userid-sender")).inIndependent("meta-mention-userid-sender"),
+		HeldOut4.fault("META-URLS/shape#3", heldOut4What("meta-urls-lowercased")).inIndependent("meta-urls-lowercased"),
+		HeldOut4.fault("RENDER-ESCAPE/shape#10", heldOut4What("render-amp-unescaped")).inIndependent("render-amp-unescaped"),
+		HeldOut4.fault("RENDER-ISSUE/ignores-input", heldOut4What("render-issue-needs-space")).inIndependent("render-issue-needs-space"),
+		HeldOut4.fault("RENDER-LINK/ignores-input", heldOut4What("render-link-http-plain")).inIndependent("render-link-http-plain"),
+		HeldOut4.fault("RENDER-MENTION/ignores-input", heldOut4What("render-mention-trailing-punct")).inIndependent("render-mention-trailing-punct"),
+	}
+}

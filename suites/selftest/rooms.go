@@ -726,3 +726,20 @@ func heldOut3RoomsFaults() []Fault {
 		HeldOut3.fault("ROOM-ONE-TO-ONE/wrong-subject#4", heldOut3What("room-onetoone-two-members")).inIndependent("room-onetoone-two-members"),
 	}
 }
+
+// heldOut4RoomsFaults are the defects of the fourth held-out set (independent.HeldOut4)
+// whose requirements belong to this file (see heldOut4What).
+func heldOut4RoomsFaults() []Fault {
+	return []Fault{
+		HeldOut4.fault("CHANNEL-NO-USERCOUNT/shape#5", heldOut4What("channel-usercount-zero")).inIndependent("channel-usercount-zero"),
+		HeldOut4.fault("REPO-PRIVATE-GRANTED/stale-derived", heldOut4What("repo-grant-lazy-first-list")).inIndependent("repo-grant-lazy-first-list"),
+		HeldOut4.fault("REPO-PRIVATE-WITHHELD/too-wide#4", heldOut4What("repo-private-leak-query-auth")).inIndependent("repo-private-leak-query-auth"),
+		HeldOut4.fault("ROOM-HIDE/stale-derived", heldOut4What("rooms-list-cached-until-send")).inIndependent("rooms-list-cached-until-send"),
+		HeldOut4.fault("ROOM-LAST-ACCESS/stale-derived#4", heldOut4What("room-lastaccess-truncated-seconds")).inIndependent("room-lastaccess-truncated-seconds"),
+		HeldOut4.fault("ROOM-ONE-TO-ONE/wrong-subject#5", heldOut4What("dm-user-last-sender")).inIndependent("dm-user-last-sender"),
+		HeldOut4.fault("ROOM-PLATFORM-TYPE/shape#5", heldOut4What("org-room-kind-lowercase")).inIndependent("org-room-kind-lowercase"),
+		HeldOut4.fault("ROOM-SHAPE/shape#10", heldOut4What("room-topic-empty-null")).inIndependent("room-topic-empty-null"),
+		HeldOut4.fault("ROOM-STABLE/shape#2", heldOut4What("org-room-url-by-id")).inIndependent("org-room-url-by-id").inWholeRun(),
+		HeldOut4.fault("ROOM-USER-ONLY-ONE-TO-ONE/too-wide", heldOut4What("channel-owner-as-user")).inIndependent("channel-owner-as-user"),
+	}
+}

@@ -687,3 +687,20 @@ func heldOut3UnreadFaults() []Fault {
 		HeldOut3.fault("UNREAD-READBY/wrong-subject", heldOut3What("readby-caller-excluded")).inIndependent("readby-caller-excluded"),
 	}
 }
+
+// heldOut4UnreadFaults are the defects of the fourth held-out set (independent.HeldOut4)
+// whose requirements belong to this file (see heldOut4What).
+func heldOut4UnreadFaults() []Fault {
+	return []Fault{
+		HeldOut4.fault("UNREAD-CHAT/ignores-input#2", heldOut4What("unread-status-skipped")).inIndependent("unread-status-skipped"),
+		HeldOut4.fault("UNREAD-CHAT/not-stored#4", heldOut4What("unread-old-expired")).inIndependent("unread-old-expired"),
+		HeldOut4.fault("UNREAD-FLAG/wrong-subject#6", heldOut4What("unread-flag-from-readby")).inIndependent("unread-flag-from-readby"),
+		HeldOut4.fault("UNREAD-MARK-READ/ignores-input#8", heldOut4What("mark-read-dedup-drops-last")).inIndependent("mark-read-dedup-drops-last"),
+		HeldOut4.fault("UNREAD-MARK-READ/too-wide#5", heldOut4What("mark-read-up-to")).inIndependent("mark-read-up-to"),
+		HeldOut4.fault("UNREAD-MENTION/ignores-input#2", heldOut4What("unread-mention-leading-only")).inIndependent("unread-mention-leading-only"),
+		HeldOut4.fault("UNREAD-READBY/stale-derived#5", heldOut4What("readby-any-reader-one")).inIndependent("readby-any-reader-one"),
+		HeldOut4.fault("UNREAD-ROOM-COUNTS/intermittent#2", heldOut4What("room-counts-zero-flaky")).inIndependent("room-counts-zero-flaky"),
+		HeldOut4.fault("UNREAD-ROOM-COUNTS/stale-derived#7", heldOut4What("room-mentions-count-read")).inIndependent("room-mentions-count-read"),
+		HeldOut4.fault("UNREAD-ROOM-COUNTS/too-wide#3", heldOut4What("room-unread-count-includes-own")).inIndependent("room-unread-count-includes-own"),
+	}
+}

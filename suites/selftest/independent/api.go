@@ -1,7 +1,9 @@
 package independent
 
 import (
+	"bytes"
 	"encoding/json"
+	"html"
 	"io"
 	"mime"
 	"net/http"
@@ -32,6 +34,8 @@ type outcome struct {
 	ctype  string // set only by planted defects: overrides the success label
 	twice  bool   // defect edit-body-twice-flaky: the body is written twice
 	raw    []byte // defect mark-read-body-text: written as is instead of body
+	// defect ctype-unread-missing: no Content-Type is set, the server sniffs one
+	noCtype bool
 }
 
 func ok(status int, body any) outcome { return outcome{status: status, body: body, good: true} }
@@ -55,6 +59,8 @@ type call struct {
 	ctype string
 	now   time.Time
 	vSeen int // defect edit-v-lost-update: the v read before the lock, else -1
+	// viaQuery tells that the token came in the access_token query parameter.
+	viaQuery bool
 }
 
 type handler func(*call) outcome
@@ -119,11 +125,16 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	if out.raw != nil {
 		payload = out.raw
 	}
+	if g.w.is("json-raw-tab") {
+		payload = bytes.ReplaceAll(payload, []byte(`\t`), []byte{'\t'}) // a hand-rolled string writer
+	}
 	if g.w.is("json-cut-16k") && len(payload) > 16<<10 {
 		payload = payload[:16<<10] // a fixed-size write buffer
 	}
 	h := rw.Header()
-	if out.good && out.ctype != "" {
+	if out.noCtype {
+		// left to the server's content sniffing
+	} else if out.good && out.ctype != "" {
 		h.Set("Content-Type", out.ctype)
 	} else if out.good && g.w.is("ctype-no-charset-writes") && (req.Method == http.MethodPost || req.Method == http.MethodPut) {
 		h.Set("Content-Type", "application/json")
@@ -204,6 +215,8 @@ func (g *gateway) handle(req *http.Request) outcome {
 			ctype: req.Header.Get("Content-Type"),
 			now:   time.Now().UTC().Truncate(time.Millisecond),
 			vSeen: vSeen,
+
+			viaQuery: req.Header.Get("Authorization") == "" && req.URL.Query().Get("access_token") != "",
 		})
 		if out.good && w.every("ctype-flaky", 9) {
 			out.ctype = "text/plain; charset=utf-8"
@@ -268,7 +281,11 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 		if !found || !strings.EqualFold(scheme, "Bearer") {
 			return nil, true
 		}
-		return w.tokenOwner(strings.TrimSpace(tok)), true
+		owner := w.tokenOwner(strings.TrimSpace(tok))
+		if owner != nil && w.every("auth-token-flaky-401", 6) {
+			return nil, true // evicted from the token cache
+		}
+		return owner, true
 	}
 	if w.is("query-token-refused") {
 		return nil, false
@@ -286,7 +303,15 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 		}
 	}
 	if tok != "" {
-		return w.tokenOwner(tok), true
+		owner := w.tokenOwner(tok)
+		if owner != nil && w.is("auth-query-token-cached-by-path") {
+			// The lookup was cached under the path, the token being stripped from the key.
+			if first, hit := w.qcache[req.URL.Path]; hit {
+				return first, true
+			}
+			w.qcache[req.URL.Path] = owner
+		}
+		return owner, true
 	}
 	return nil, false
 }
@@ -342,6 +367,9 @@ func (c *call) memberRoom(id string) (*room, bool) {
 
 // jsonObject validates media type and shape of a request body.
 func (c *call) jsonObject() (map[string]json.RawMessage, outcome, bool) {
+	if c.w.is("send-ctype-charset-refused") && strings.TrimSpace(c.ctype) != "application/json" {
+		return nil, complain(http.StatusUnsupportedMediaType, "send the body as application/json"), false
+	}
 	mt, _, err := mime.ParseMediaType(c.ctype)
 	if err != nil || mt != "application/json" {
 		return nil, complain(http.StatusUnsupportedMediaType, "send the body as application/json"), false
@@ -400,6 +428,9 @@ func (w *world) mentioned(m *msg, u *member) bool {
 	if w.is("unread-mention-send-time") {
 		return contains(m.sentMentions, u)
 	}
+	if w.is("unread-mention-leading-only") {
+		return mentionsOf(m, u) && strings.HasPrefix(strings.ToLower(m.text), "@"+strings.ToLower(u.username))
+	}
 	return mentionsOf(m, u)
 }
 
@@ -432,6 +463,7 @@ type userJSON struct {
 	AvatarURLSmall  string `json:"avatarUrlSmall"`
 	AvatarURLMedium string `json:"avatarUrlMedium"`
 	V               *int   `json:"v,omitempty"`
+	GV              string `json:"gv,omitempty"` // empty but for defect fromuser-gv
 }
 
 func userView(p *member, withVersion bool) *userJSON {
@@ -453,7 +485,7 @@ func userView(p *member, withVersion bool) *userJSON {
 type roomJSON struct {
 	ID             string    `json:"id"`
 	Name           string    `json:"name"`
-	Topic          string    `json:"topic"`
+	Topic          any       `json:"topic"` // a string, but for defect room-topic-empty-null
 	URI            string    `json:"uri,omitempty"`
 	OneToOne       bool      `json:"oneToOne"`
 	UserCount      *int      `json:"userCount,omitempty"`
@@ -476,11 +508,17 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 		Lurk:         r.lurk[u],
 		PlatformType: r.kind,
 	}
+	if w.is("room-topic-empty-null") && r.topic == "" {
+		out.Topic = nil // a nullable column
+	}
 	if out.OneToOne {
 		peer := r.peer(u)
 		out.Name = peer.display
 		out.URL = "/" + peer.username
 		out.User = userView(peer, false)
+		if w.is("dm-user-last-sender") && len(r.msgs) > 0 {
+			out.User = userView(r.msgs[len(r.msgs)-1].from, false) // "who is talking"
+		}
 		if w.is("room-dm-user-second-member") {
 			out.User = userView(r.members[1], false)
 		}
@@ -512,6 +550,13 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 			n := len(r.members)
 			out.UserCount = &n
 		}
+		if w.is("channel-usercount-zero") {
+			zero := 0
+			out.UserCount = &zero
+		}
+		if w.is("channel-owner-as-user") {
+			out.User = userView(r.members[0], false)
+		}
 	} else {
 		n := len(r.members)
 		out.UserCount = &n
@@ -521,11 +566,17 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 		out.V = &v
 	}
 	for _, m := range r.msgs {
-		if w.unreadFor(m, u) {
+		unread := w.unreadFor(m, u)
+		if w.is("room-unread-count-includes-own") && m.from == u && r.has(u) {
+			unread = true
+		}
+		if unread {
 			out.UnreadItems++
 			if w.mentioned(m, u) || w.is("room-mentions-count-any") && len(m.r.mentions) > 0 {
 				out.Mentions++
 			}
+		} else if w.is("room-mentions-count-read") && w.mentioned(m, u) && m.from != u {
+			out.Mentions++
 		}
 	}
 	if w.is("room-counts-cached") {
@@ -541,6 +592,9 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 	seen, found := r.lastAccess[u]
 	if !found {
 		seen = time.Unix(0, 0)
+	}
+	if w.is("room-lastaccess-truncated-seconds") {
+		seen = seen.Truncate(time.Second) // a seconds column
 	}
 	out.LastAccessTime = stamp(seen)
 	if w.is("room-lastaccess-offset") {
@@ -604,6 +658,15 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 	if w.is("readby-stuck") {
 		out.ReadBy = 0
 	}
+	if w.is("readby-any-reader-one") && out.ReadBy > 1 {
+		out.ReadBy = 1 // an "is read" bit
+	}
+	if w.is("unread-flag-from-readby") {
+		out.Unread = m.room.has(u) && m.from != u && len(m.readers) == 0
+	}
+	if w.is("fromuser-gv") {
+		out.FromUser.GV = strconv.Itoa(m.from.v)
+	}
 	if w.is("unread-flag-first-member") {
 		out.Unread = w.unreadFor(m, m.room.members[0])
 	}
@@ -641,6 +704,9 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 		if w.is("meta-mention-userid-username") {
 			e.UserID = p.username
 		}
+		if w.is("meta-mention-userid-sender") {
+			e.UserID = m.from.id
+		}
 		if w.is("mention-screenname-as-typed") {
 			e.ScreenName = m.r.typed[i]
 		}
@@ -648,6 +714,9 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 			e.UserID = ""
 		}
 		out.Mentions = append(out.Mentions, e)
+	}
+	if w.is("meta-carries-mentions") && len(m.r.mentions) > 0 {
+		out.Meta["mentions"] = len(m.r.mentions)
 	}
 	if w.is("meta-mentions-dm-empty") && m.room.kind == kindOneToOne {
 		out.Mentions = []mentionJSON{} // "in a one-to-one room there is nobody else to mention"
@@ -683,12 +752,29 @@ func showMe(c *call) outcome {
 	if c.w.every("me-avatar-flaky", 7) {
 		u.AvatarURLMedium = "/u/" + url.PathEscape(c.me.username) + "?s=128"
 	}
+	if c.w.is("me-shared-buffer-flaky") {
+		prev := c.w.meLast
+		c.w.meLast = c.me
+		if prev != nil && c.w.every("me-shared-buffer-flaky", 4) {
+			u = userView(prev, false) // the buffer still held the previous answer
+		}
+	}
+	if c.w.is("me-v-string") {
+		type versioned struct {
+			*userJSON
+			V string `json:"v"`
+		}
+		return ok(http.StatusOK, []versioned{{u, strconv.Itoa(c.me.v)}})
+	}
 	return ok(http.StatusOK, []*userJSON{u})
 }
 
 func listRooms(c *call) outcome {
 	if o, fine := c.self(c.args[0]); !fine {
 		return o
+	}
+	if hit, found := c.w.roomsCache[c.me]; found && c.w.is("rooms-list-cached-until-send") {
+		return ok(http.StatusOK, hit)
 	}
 	var mine []*room
 	noDM := c.w.every("rooms-dm-missing-flaky", 13)
@@ -714,12 +800,19 @@ func listRooms(c *call) outcome {
 		return mine[i].lastAccess[c.me].After(mine[j].lastAccess[c.me])
 	})
 	out := make([]roomJSON, 0, len(mine))
+	zero := c.w.every("room-counts-zero-flaky", 5)
 	for _, r := range mine {
 		v := c.w.roomView(r, c.me)
 		if c.w.is("channel-security-rooms-list") {
 			v.Security = "" // only the channels handler was meant to fill it
 		}
+		if zero {
+			v.UnreadItems, v.Mentions = 0, 0 // the counters timed out and defaulted
+		}
 		out = append(out, v)
+	}
+	if c.w.is("rooms-list-cached-until-send") {
+		c.w.roomsCache[c.me] = out
 	}
 	return ok(http.StatusOK, out)
 }
@@ -787,6 +880,12 @@ func (w *world) unreadView(r *room, u *member) unreadJSON {
 		msgs = msgs[len(msgs)-defaultLimit:] // one default page of the newest
 	}
 	for _, m := range msgs {
+		if w.is("unread-status-skipped") && m.status {
+			continue // status updates were taken for system lines
+		}
+		if w.is("unread-old-expired") && time.Since(m.sent) > 72*time.Hour {
+			continue // the unread index keeps three days
+		}
 		mentioned := w.mentioned(m, u)
 		if w.is("unread-mention-first-only") {
 			mentioned = len(m.r.mentions) > 0 && m.r.mentions[0] == u
@@ -824,6 +923,11 @@ func showUnread(c *call) outcome {
 		return nothing()
 	}
 	out := c.w.unreadView(r, c.me)
+	if c.w.is("ctype-unread-missing") {
+		o := ok(http.StatusOK, out)
+		o.noCtype = true
+		return o
+	}
 	if c.w.is("unread-get-clears") {
 		for _, id := range out.Chat {
 			c.w.markOne(c.w.msgByID[id], c.me)
@@ -853,6 +957,17 @@ func markRead(c *call) outcome {
 	if !present || json.Unmarshal(raw, &ids) != nil {
 		return complain(http.StatusUnprocessableEntity, "chat must be an array of message ids")
 	}
+	if c.w.is("mark-read-dedup-drops-last") && len(ids) > 1 {
+		sorted := append([]string(nil), ids...)
+		sort.Strings(sorted)
+		uniq := []string{}
+		for i := 0; i+1 < len(sorted); i++ { // the last one is never compared, so never kept
+			if sorted[i] != sorted[i+1] {
+				uniq = append(uniq, sorted[i])
+			}
+		}
+		ids = uniq
+	}
 	if c.w.is("mark-read-first-only") && len(ids) > 1 {
 		ids = ids[:1]
 	}
@@ -879,6 +994,13 @@ func markRead(c *call) outcome {
 		touched = true
 		marked++
 		c.w.markOne(m, c.me)
+		if c.w.is("mark-read-up-to") {
+			for _, o := range r.msgs {
+				if o.seq < m.seq {
+					c.w.markOne(o, c.me) // a read watermark
+				}
+			}
+		}
 	}
 	if touched && c.w.is("mark-all-read") {
 		for _, m := range r.msgs {
@@ -925,6 +1047,12 @@ func listOrgs(c *call) outcome {
 				who = g.people[0]
 			}
 			v := c.w.roomView(g.room, who)
+			if c.w.is("org-room-url-by-id") {
+				v.URL = "/rooms/" + g.room.id
+			}
+			if c.w.is("org-room-kind-lowercase") {
+				v.PlatformType = strings.ToLower(v.PlatformType)
+			}
 			e.Room = &v
 			last = &v
 		} else if c.w.is("org-room-stale-var") && last != nil {
@@ -955,11 +1083,16 @@ func listRepos(c *call) outcome {
 	out := []repoJSON{}
 	borrow := c.w.every("repo-room-flaky", 7)
 	withhold := c.me.grantState == grantYes && c.w.every("repo-grant-flaky", 5)
+	granted := c.me.grantState == grantYes
+	if c.w.is("repo-grant-lazy-first-list") && !c.w.grantLoaded[c.me] {
+		granted = false // the grant is loaded after the list was built
+		c.w.grantLoaded[c.me] = true
+	}
 	for _, p := range c.w.repos {
 		if !contains(p.people, c.me) {
 			continue
 		}
-		if p.private && c.me.grantState != grantYes && !c.w.is("private-leak") {
+		if p.private && !granted && !c.w.is("private-leak") && !(c.viaQuery && c.w.is("repo-private-leak-query-auth")) {
 			continue
 		}
 		if p.private && p.room == nil && c.w.is("repo-private-roomless-hidden") {
@@ -1053,7 +1186,8 @@ func listMessages(c *call) outcome {
 	if !fine || limit < 1 {
 		return complain(http.StatusUnprocessableEntity, "limit must be a positive integer")
 	}
-	capped := !c.w.is("limit-unbounded") && !(c.w.is("limit-cap-skip") && c.query.Has("skip"))
+	capped := !c.w.is("limit-unbounded") && !(c.w.is("limit-cap-skip") && c.query.Has("skip")) &&
+		!(c.w.is("limit-cap-search") && c.query.Get("q") != "")
 	if limit > maxLimit && capped {
 		limit = maxLimit
 	}
@@ -1093,6 +1227,9 @@ func listMessages(c *call) outcome {
 	if around != nil && (before != nil || after != nil) {
 		return complain(http.StatusUnprocessableEntity, "aroundId cannot be combined with beforeId or afterId")
 	}
+	if before != nil && c.w.is("before-limit-default") {
+		limit = defaultLimit // the beforeId query was built without the limit
+	}
 
 	// Search: every whitespace-separated term must occur in the text, ignoring case.
 	q := c.query.Get("q")
@@ -1104,6 +1241,9 @@ func listMessages(c *call) outcome {
 			}
 		}
 	}
+	if c.w.is("search-query-html-escaped") {
+		q = html.EscapeString(q) // input "sanitised" before use
+	}
 	terms := strings.Fields(strings.ToLower(q))
 	if c.w.is("search-ascii-fold-query") {
 		terms = strings.Fields(asciiLower(q))
@@ -1112,6 +1252,9 @@ func listMessages(c *call) outcome {
 		terms = nil
 	}
 	source := r.msgs
+	if c.w.is("history-cap-300") && len(source) > 300 {
+		source = source[len(source)-300:] // only the hot window is kept in memory
+	}
 	if around != nil && around.room != r {
 		source = around.room.msgs // defect around-other-room
 	}
@@ -1134,12 +1277,23 @@ func listMessages(c *call) outcome {
 		if c.w.is("search-lowercase-query-only") {
 			low = m.indexed
 		}
+		if c.w.is("search-terms-union-dup") && len(terms) > 1 {
+			for _, t := range terms {
+				if strings.Contains(low, t) {
+					pool = append(pool, m) // one hit list per word, concatenated
+				}
+			}
+			continue
+		}
 		hit := true
 		for _, t := range terms {
 			if !strings.Contains(low, t) {
 				hit = false
 				break
 			}
+		}
+		if len(terms) > 0 && c.w.is("search-prefix-of-text") {
+			hit = strings.HasPrefix(low, strings.Join(terms, " ")) // a prefix index
 		}
 		if hit {
 			pool = append(pool, m)
@@ -1166,6 +1320,11 @@ func listMessages(c *call) outcome {
 			start = max(0, end-limit)
 		}
 		page = append(page, pool[start:end]...)
+		if c.w.is("around-gap-after-anchor") && pos+1 < end {
+			// The second half was fetched after the anchor with a skip of one.
+			from := pos + 2
+			page = append(append([]*msg(nil), pool[start:pos+1]...), pool[min(from, len(pool)):min(from+end-pos-1, len(pool))]...)
+		}
 		if c.w.is("around-newest-drops-anchor") && len(pool) > 0 && pool[len(pool)-1] == around {
 			// Nothing follows the anchor: the window was cut off at it, exclusively.
 			page = append([]*msg(nil), pool[max(0, len(pool)-limit):len(pool)-1]...)
@@ -1195,6 +1354,15 @@ func listMessages(c *call) outcome {
 			page = kept
 		}
 	} else {
+		if before != nil && c.w.is("before-compares-ids") {
+			kept := make([]*msg, 0, len(pool))
+			for _, m := range pool {
+				if m.id < before.id { // ids taken for time-ordered ones
+					kept = append(kept, m)
+				}
+			}
+			pool = kept
+		}
 		lo, hi := 0, len(pool)
 		if after != nil && !(before != nil && c.w.is("after-ignored-with-before")) {
 			lo = sort.Search(len(pool), func(i int) bool { return pool[i].seq > after.seq })
@@ -1210,6 +1378,9 @@ func listMessages(c *call) outcome {
 			hi = sort.Search(len(pool), func(i int) bool { return pool[i].seq >= bound })
 			if c.w.is("before-by-sent-time") {
 				hi = sort.Search(len(pool), func(i int) bool { return !pool[i].sent.Before(before.sent) })
+			}
+			if c.w.is("before-compares-ids") {
+				hi = len(pool)
 			}
 			if c.w.is("before-skips-neighbour") && hi > 0 {
 				hi--
@@ -1234,14 +1405,23 @@ func listMessages(c *call) outcome {
 		if after != nil && before == nil {
 			// Walking forward: skip and take from the oldest end.
 			window = window[min(skip, len(window)):]
-			page = append(page, window[:min(limit, len(window))]...)
+			n := min(limit, len(window))
+			if c.w.is("after-anchor-counted-in-limit") {
+				n = min(limit-1, len(window)) // the anchor took one place, then was dropped
+			}
+			page = append(page, window[:n]...)
 		} else {
 			// Walking backward: skip and take from the newest end.
 			if c.w.is("skip-clamped-to-oldest") && skip > 0 && skip > len(window)-limit {
 				skip = max(0, len(window)-limit) // keep a full page
 			}
-			window = window[:len(window)-min(skip, len(window))]
-			page = append(page, window[len(window)-min(limit, len(window)):]...)
+			if c.w.is("skip-after-limit") && before == nil && skip > 0 {
+				cut := window[len(window)-min(limit, len(window)):]
+				page = append(page, cut[:len(cut)-min(skip, len(cut))]...) // skip applied to the page
+			} else {
+				window = window[:len(window)-min(skip, len(window))]
+				page = append(page, window[len(window)-min(limit, len(window)):]...)
+			}
 			if before != nil && len(page) < limit && c.w.is("before-last-page-empty") {
 				page = nil // a short page was taken for the end of the history
 			}
@@ -1249,6 +1429,17 @@ func listMessages(c *call) outcome {
 		if after != nil && before == nil && len(page) == 0 && c.w.is("after-newest-fallback") {
 			// An empty result fell through to the default page.
 			page = append(page, pool[len(pool)-min(limit, len(pool)):]...)
+		}
+	}
+	if c.w.is("list-default-page-cached") {
+		if c.rawQ == "" {
+			if hit, found := c.w.pageCache[r]; found {
+				page = append([]*msg(nil), hit...)
+			} else {
+				c.w.pageCache[r] = append([]*msg(nil), page...)
+			}
+		} else {
+			delete(c.w.pageCache, r)
 		}
 	}
 	if len(page) > 1 && c.w.every("page-dup-flaky", 10) {
@@ -1268,7 +1459,21 @@ func listMessages(c *call) outcome {
 		if c.w.is("unread-flag-list-false") {
 			v.Unread = false
 		}
+		if c.w.is("list-editedat-not-selected") {
+			v.EditedAt = nil
+		}
+		if c.w.is("list-sent-seconds") {
+			v.Sent = stamp(m.sent.Truncate(time.Second))
+		}
 		out = append(out, v)
+	}
+	if c.w.is("list-rerender-bumps-v") {
+		for _, m := range page {
+			if m.seq <= c.w.built && !m.migrated {
+				m.migrated = true
+				m.v++ // re-rendered with the current renderer and saved
+			}
+		}
 	}
 	if around != nil && c.w.is("around-marks-read") {
 		c.w.markOne(around, c.me) // jumping to a message was taken for reading it
@@ -1308,6 +1513,9 @@ func showMessage(c *call) outcome {
 	if c.w.is("get-one-oldest-missing") && r.msgs[0] == m {
 		return nothing()
 	}
+	if c.w.every("get-one-lag-flaky", 5) {
+		return nothing()
+	}
 	out := c.w.messageView(m, c.me)
 	if c.w.is("get-one-cached") {
 		// The rendered body is cached by id; only read state is live.
@@ -1326,6 +1534,13 @@ func showMessage(c *call) outcome {
 	}
 	if c.w.is("get-one-wrapped") {
 		return ok(http.StatusOK, []messageJSON{out})
+	}
+	if c.w.is("get-one-editedat-omitted") && out.EditedAt == nil {
+		raw, _ := json.Marshal(out)
+		var obj map[string]any
+		_ = json.Unmarshal(raw, &obj)
+		delete(obj, "editedAt") // the single-message serializer omits empty fields
+		return ok(http.StatusOK, obj)
 	}
 	return ok(http.StatusOK, out)
 }
@@ -1365,6 +1580,17 @@ func sendMessage(c *call) outcome {
 			status = true // the field's presence was tested, not its value
 		}
 	}
+	if c.w.is("send-crlf-normalised") {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+	}
+	if c.w.is("send-astral-dropped") {
+		text = strings.Map(func(r rune) rune {
+			if r > 0xFFFF {
+				return -1 // a three-byte UTF-8 column
+			}
+			return r
+		}, text)
+	}
 	if c.w.is("send-text-bytes-cut") && len(text) > 4096 {
 		cut := 4096
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
@@ -1391,6 +1617,17 @@ func sendMessage(c *call) outcome {
 	if n := len(r.msgs); n > 0 && r.msgs[n-1].sent.After(at) {
 		at = r.msgs[n-1].sent // never let sending order and time disagree
 	}
+	if c.w.is("send-reverts-edits") {
+		for _, o := range r.msgs {
+			if snap, found := c.w.snaps[o]; found {
+				*o = snap // the room's messages as first loaded are written back
+				delete(c.w.snaps, o)
+			}
+		}
+	}
+	if c.w.is("rooms-list-cached-until-send") {
+		c.w.roomsCache = map[*member][]roomJSON{}
+	}
 	m := c.w.seedMessage(r, c.me, text, at)
 	m.status = status
 	if c.w.is("send-editedat-sent") {
@@ -1402,6 +1639,10 @@ func sendMessage(c *call) outcome {
 	}
 	if c.w.is("send-readby-one") {
 		m.readers[c.me] = true
+	}
+	echo := m.status
+	if c.w.is("send-status-not-stored") {
+		m.status = false
 	}
 	if c.w.every("send-lost-flaky", 8) || repeat {
 		r.msgs = r.msgs[:len(r.msgs)-1]
@@ -1422,6 +1663,12 @@ func sendMessage(c *call) outcome {
 	view := c.w.messageView(m, c.me)
 	if c.w.every("send-unread-flaky", 4) {
 		view.Unread = true
+	}
+	if c.w.is("send-status-not-stored") {
+		view.Status = echo
+	}
+	if c.w.is("send-answer-v-zero") {
+		view.V = 0 // the answer was built before the version was set
 	}
 	return ok(code, view)
 }
@@ -1444,7 +1691,15 @@ func editMessage(c *call) outcome {
 	}
 	text, o, fine := textField(obj)
 	if !fine {
-		return o
+		if !(c.w.is("edit-missing-text-blank") && obj["text"] == nil) {
+			return o
+		}
+		text = "" // PUT taken as a whole replacement
+	}
+	if c.w.is("send-reverts-edits") {
+		if _, found := c.w.snaps[m]; !found {
+			c.w.snaps[m] = *m
+		}
 	}
 	old := m.text
 	same := text == m.text
@@ -1469,6 +1724,9 @@ func editMessage(c *call) outcome {
 	if m.edited.Before(m.sent) {
 		m.edited = m.sent
 	}
+	if c.w.is("edit-editedat-is-sent") {
+		m.edited = m.sent
+	}
 	if c.w.is("edit-marks-read-all") {
 		for _, p := range r.members {
 			if p != m.from {
@@ -1482,6 +1740,13 @@ func editMessage(c *call) outcome {
 			m.v = c.vSeen + 1 // written from the version read before the lock
 		}
 		if m.v > 2 && c.w.is("edit-v-double-second") {
+			m.v++
+		}
+		if c.w.is("edit-v-room-counter") {
+			r.editCount++
+			m.v = 1 + r.editCount
+		}
+		if c.w.every("edit-v-flaky", 4) {
 			m.v++
 		}
 	}

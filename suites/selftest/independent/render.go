@@ -33,7 +33,16 @@ type renderFlags struct {
 	// third held-out set
 	rawAfterNewline bool // render-escape-first-line
 	issueLongPlain  bool // render-issue-five-digits
+	// fourth held-out set
+	ampRaw            bool // render-amp-unescaped
+	mentionPunctPlain bool // render-mention-trailing-punct
+	issueNeedsSpace   bool // render-issue-needs-space
+	linkHTTPPlain     bool // render-link-http-plain
+	urlsLower         bool // meta-urls-lowercased
 }
+
+// ampRawEscaper is a hand-written escaper that forgot the ampersand.
+var ampRawEscaper = strings.NewReplacer("<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;")
 
 func isWordByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
@@ -62,6 +71,8 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			} else {
 				s = html.EscapeString(s)
 			}
+		} else if escape && f.ampRaw {
+			s = ampRawEscaper.Replace(s)
 		} else if escape {
 			s = html.EscapeString(s)
 		}
@@ -85,7 +96,8 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 				continue
 			}
 			plain(text[cursor:start])
-			if f.linkQueryPlain && strings.Contains(link, "?") || f.linkAfterFirstPlain && links > 0 {
+			if f.linkQueryPlain && strings.Contains(link, "?") || f.linkAfterFirstPlain && links > 0 ||
+				f.linkHTTPPlain && strings.HasPrefix(link, "http://") {
 				plain(link)
 			} else {
 				out.WriteString(`<a href="` + html.EscapeString(link) + `" rel="nofollow noopener noreferrer" target="_blank" class="link">` + html.EscapeString(link) + `</a>`)
@@ -96,7 +108,11 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			}
 			if !seenURL[link] && !(f.urlsFirstOnly && len(res.urls) > 0) {
 				seenURL[link] = true
-				res.urls = append(res.urls, link)
+				if f.urlsLower {
+					res.urls = append(res.urls, strings.ToLower(link)) // normalised like a host name
+				} else {
+					res.urls = append(res.urls, link)
+				}
 			}
 			cursor = end
 		case loc[4] >= 0: // mention
@@ -108,7 +124,9 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 				continue
 			}
 			plain(text[cursor:start])
-			if f.mentionRepeatPlain && seenUser[who] || f.plainMentionOf != nil && who == f.plainMentionOf {
+			punctAfter := end < len(text) && strings.IndexByte(",.;:!?", text[end]) >= 0
+			if f.mentionRepeatPlain && seenUser[who] || f.plainMentionOf != nil && who == f.plainMentionOf ||
+				f.mentionPunctPlain && punctAfter {
 				plain(text[start:end])
 			} else {
 				out.WriteString(`<span data-screen-name="` + html.EscapeString(who.username) + `" class="mention">` + html.EscapeString(text[start:end]) + `</span>`)
@@ -128,7 +146,8 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			}
 			num := text[loc[6]:loc[7]]
 			plain(text[cursor:start])
-			if f.issueEndPlain && end == len(text) || f.issueLongPlain && len(num) > 4 {
+			spaceBefore := start == 0 || text[start-1] == ' ' || text[start-1] == '\n'
+			if f.issueEndPlain && end == len(text) || f.issueLongPlain && len(num) > 4 || f.issueNeedsSpace && !spaceBefore {
 				plain(text[start:end])
 			} else {
 				out.WriteString(`<span data-issue="` + num + `" class="issue">#` + num + `</span>`)

@@ -43,6 +43,7 @@ type room struct {
 	lurk                 map[*member]bool
 	msgs                 []*msg // always in sending order
 	statusMode           bool   // defect send-status-sticky
+	editCount            int    // defect edit-v-room-counter
 }
 
 func (r *room) has(u *member) bool {
@@ -81,6 +82,7 @@ type msg struct {
 	edits   int
 
 	sentMentions []*member // defect unread-mention-send-time: the mentions of the text as sent
+	migrated     bool      // defect list-rerender-bumps-v
 }
 
 type org struct {
@@ -130,6 +132,15 @@ type world struct {
 	meList     []*userJSON               // defect me-list-accumulates
 	flagCache  map[*msg]map[*member]bool // defect unread-flag-cached
 	oneCache   map[*msg]messageJSON      // defect get-one-cached
+
+	// fourth held-out set
+	built       uint64                 // seq of the last seeded message
+	qcache      map[string]*member     // defect auth-query-token-cached-by-path
+	meLast      *member                // defect me-shared-buffer-flaky
+	roomsCache  map[*member][]roomJSON // defect rooms-list-cached-until-send
+	grantLoaded map[*member]bool       // defect repo-grant-lazy-first-list
+	pageCache   map[*room][]*msg       // defect list-default-page-cached
+	snaps       map[*msg]msg           // defect send-reverts-edits
 }
 
 func (w *world) is(defect string) bool { return w.defect == defect }
@@ -156,6 +167,11 @@ func (w *world) render(text string, edit bool, from *member) rendered {
 		rawAfterLink:        w.is("render-escape-after-link"),
 		rawAfterNewline:     w.is("render-escape-first-line"),
 		issueLongPlain:      w.is("render-issue-five-digits"),
+		ampRaw:              w.is("render-amp-unescaped"),
+		mentionPunctPlain:   w.is("render-mention-trailing-punct"),
+		issueNeedsSpace:     w.is("render-issue-needs-space"),
+		linkHTTPPlain:       w.is("render-link-http-plain"),
+		urlsLower:           w.is("meta-urls-lowercased"),
 	}
 	if w.is("render-mention-self") {
 		f.plainMentionOf = from
@@ -255,6 +271,12 @@ func buildWorld(seed uint64, defect string, now time.Time) (*world, error) {
 		sessions:   map[string]*member{},
 		flagCache:  map[*msg]map[*member]bool{},
 		oneCache:   map[*msg]messageJSON{},
+
+		qcache:      map[string]*member{},
+		roomsCache:  map[*member][]roomJSON{},
+		grantLoaded: map[*member]bool{},
+		pageCache:   map[*room][]*msg{},
+		snaps:       map[*msg]msg{},
 	}
 	suffix := ""
 	if seed != 0 {
@@ -410,6 +432,7 @@ func buildWorld(seed uint64, defect string, now time.Time) (*world, error) {
 			m.readers[dmAB.peer(from)] = true
 		}
 	}
+	w.built = w.seq
 	return w, nil
 }
 

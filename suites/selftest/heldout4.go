@@ -1,0 +1,17 @@
+package selftest
+
+import "github.com/chatrooms/conformance/suites/selftest/independent"
+
+// heldOut4What is a defect of the fourth held-out set of the independent
+// implementation (independent.HeldOut4) described in its author's words.
+// Its author wrote what goes wrong and the requirement it breaks, without
+// having read the checks; the fault's class in its name is the
+// self-test's reading of it.
+func heldOut4What(defect string) string {
+	for _, d := range independent.HeldOut4() {
+		if d.Name == defect {
+			return "independent implementation (held out, fourth set): " + d.What
+		}
+	}
+	panic("selftest: the independent implementation has no defect " + defect + " in its fourth held-out set")
+}
