@@ -153,8 +153,8 @@ func (c *checker) persisted(mi int32, m *msgState) {
 		return
 	}
 	topVer := m.version(top.v)
-	if topVer == nil || !topVer.hasText || c.reported(mi, MsgStable) {
-		return // with MSG-STABLE, the text kept for a v is not the only one it was answered with
+	if topVer == nil || !topVer.hasText || c.reported(mi, MsgStable) || c.reported(mi, MsgEditVInc) {
+		return // with MSG-STABLE or an edit's v not kept, the text kept for a v is not the only one it was answered with
 	}
 	var last int64
 	for _, p := range m.puts {

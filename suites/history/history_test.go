@@ -250,7 +250,30 @@ func TestPersisted(t *testing.T) {
 		{name: "reads keep the old v with the new text: v went down, not the text", run: func(h *hist) {
 			base(h)
 			h.get(8000, 8010, 0, r1+"/m1", M{ID: "m1", Text: "b"}.String())
-		}, want: []string{MsgStable, MsgEditVInc}},
+		}, want: []string{MsgEditVInc}},
+		{name: "an edit that does not raise v: the edit's breach, not a changed message or an early editedAt", run: func(h *hist) {
+			h.ex(0, 10, 0, "POST", r1, 200, `{"text":"a"}`, M{ID: "m1", Text: "a"}.String())
+			h.ex(20, 30, 0, "PUT", r1+"/m1", 200, `{"text":"b"}`, M{ID: "m1", Text: "b", EditedAt: "2026-11-02T08:05:00Z"}.String())
+			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", Text: "b", EditedAt: "2026-11-02T08:05:00Z"}.String())
+			h.get(60, 70, 1, r1, page(M{ID: "m1", Text: "b", EditedAt: "2026-11-02T08:05:00Z"}))
+		}, want: []string{MsgEditVInc}},
+		{name: "reads of an edited message give the edit's text at v 1 with editedAt set, the edit answered v 2", run: func(h *hist) {
+			base(h)
+			h.get(40, 50, 0, r1+"/m1", M{ID: "m1", Text: "b", EditedAt: "2026-11-02T08:05:00Z"}.String())
+		}, want: []string{MsgEditVInc}},
+		{name: "the old text long after the edit, with editedAt set at v 1: the edit was not kept", run: func(h *hist) {
+			base(h)
+			h.get(8000, 8010, 0, r1+"/m1", M{ID: "m1", Text: "a", EditedAt: "2026-11-02T08:05:00Z"}.String())
+		}, want: []string{MsgEditPersisted, MsgSendEditedAtNull}},
+		{name: "an edit answered the new text with its v, and the message kept another under that v", run: func(h *hist) {
+			base(h)
+			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", Text: "a", V: 2}.String())
+		}, want: []string{MsgEditPersisted}},
+		{name: "an edit answered the old text: the answer is the edit's breach, the reads that follow are right", run: func(h *hist) {
+			h.ex(0, 10, 0, "POST", r1, 200, `{"text":"a"}`, M{ID: "m1", Text: "a"}.String())
+			h.ex(20, 30, 0, "PUT", r1+"/m1", 200, `{"text":"b"}`, M{ID: "m1", Text: "a", V: 2}.String())
+			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", Text: "b", V: 2}.String())
+		}, want: []string{MsgEdit}},
 		{name: "the old text within Eventually", run: func(h *hist) {
 			base(h)
 			h.get(3000, 3010, 1, r1+"?limit=5", page(M{ID: "m1", Text: "a"}))

@@ -45,6 +45,15 @@ func TestSendAnswer(t *testing.T) {
 		{name: "a send answers another user as fromUser", run: func(h *hist) {
 			send(h, 0, 10, 0, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"})
 		}, want: []string{MsgSendText}},
+		{name: "two tokens answered as one user: the current user is wrong, and no sender is judged by it", run: func(h *hist) {
+			h.get(-96, -95, 2, "/v1/user", `[{"id":"u1","username":"ada","displayName":"Ada","url":"/ada"}]`)
+			send(h, 0, 10, 2, `{"text":"hello m1"}`, M{ID: "m1", From: "u3"})
+			send(h, 20, 30, 0, `{"text":"hello m2"}`, M{ID: "m2", From: "u3"})
+		}},
+		{name: "one token answered as two users: no longer known", run: func(h *hist) {
+			h.get(-96, -95, 1, "/v1/user", `[{"id":"u1","username":"ada","displayName":"Ada","url":"/ada"}]`)
+			send(h, 0, 10, 1, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"})
+		}},
 		{name: "a send of a token no GET /v1/user named is not held to its sender", run: func(h *hist) {
 			send(h, 0, 10, 2, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"})
 		}},

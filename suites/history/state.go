@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -62,9 +63,11 @@ type rbState struct {
 }
 
 type editRec struct {
-	ex   int32
-	v    int32
-	hasV bool
+	ex      int32
+	v       int32
+	hasV    bool
+	text    uint64 // hash of the text the edit answered, when hasText
+	hasText bool
 }
 
 type msgState struct {
@@ -178,7 +181,7 @@ type state struct {
 	rooms     []roomState
 	userIdx   map[string]int32
 	users     []userState
-	tokenUser []int32 // token index -> user index, -1
+	tokenUser []int32 // token index -> user index, -1 (none yet), -2 (answered as several)
 	reads     map[readKey]*readState
 	found     collector
 }
@@ -235,9 +238,19 @@ func (st *state) read(msg int32, user int16, create bool) *readState {
 }
 
 // tokenUserID is the id of the user token i authenticates, "" if unknown.
+//
+// A token is taken to be a user only while the answers agree: when two
+// tokens were answered the same user, or one token two users, the current
+// user's answers are wrong (AUTH-CURRENT-USER's, judged by its checks), and
+// nothing here is judged by who the caller is.
 func (st *state) tokenUserID(i int16) string {
 	if i < 0 || int(i) >= len(st.tokenUser) || st.tokenUser[i] < 0 {
 		return ""
+	}
+	for j, u := range st.tokenUser {
+		if j != int(i) && u == st.tokenUser[i] {
+			return ""
+		}
 	}
 	return st.users[st.tokenUser[i]].id
 }
@@ -301,8 +314,11 @@ func (st *state) merge(o *client.Observed, op opKind, p pathParams, f *facts, pa
 				for len(st.tokenUser) <= int(e.user) {
 					st.tokenUser = append(st.tokenUser, -1)
 				}
-				if st.tokenUser[e.user] < 0 {
+				switch t := st.tokenUser[e.user]; {
+				case t == -1:
 					st.tokenUser[e.user] = u
+				case t >= 0 && t != u:
+					st.tokenUser[e.user] = -2 // answered as two users: no longer known
 				}
 			}
 		}
@@ -434,7 +450,7 @@ func (st *state) editAnswered(mi int32, mf *msgFact, id int32) {
 			break
 		}
 	}
-	m.edits = append(m.edits, editRec{ex: id, v: mf.v, hasV: mf.hasV})
+	m.edits = append(m.edits, editRec{ex: id, v: mf.v, hasV: mf.hasV, text: mf.text, hasText: mf.hasText})
 	if mf.hasV {
 		if ver := m.version(mf.v); ver != nil && (ver.put < 0 || st.ex[id].end < st.ex[ver.put].end) {
 			ver.put = id
@@ -587,9 +603,8 @@ func (st *state) versionSeen(m *msgState, mf *msgFact, id int32, get bool) {
 		if st.editedDiffers(ver, mf) {
 			differ = append(differ, "editedAt")
 		}
-		if len(differ) > 0 && st.once(m, MsgStable) {
-			st.found.add(MsgStable, []int32{ver.first, id}, "Message %s has v %d in %s and in %s, but its %s differ; only an edit changes them, and an edit raises v.",
-				quote(m.id), mf.v, st.desc(ver.first), st.desc(id), join(differ))
+		if len(differ) > 0 {
+			st.versionDiffers(m, ver, mf, id, join(differ))
 		}
 	}
 	if !ver.hasText && mf.hasText {
@@ -616,6 +631,13 @@ func (st *state) versionSeen(m *msgState, mf *msgFact, id int32, get bool) {
 		// reported by sendAnswer as MSG-SEND-EDITEDAT-NULL
 	case own && (mf.editedKind != editedSet || mf.v == 1):
 		// reported by sendAnswer or editAnswer
+	case mf.v == 1 && mf.editedKind == editedSet && editedText(m, mf, true) != nil:
+		// The text of the run's edit at v 1: the edit was not counted,
+		// which is the edit's breach, not a wrong editedAt.
+		if ed := editedText(m, mf, true); st.once(m, MsgEditVInc) {
+			st.found.add(MsgEditVInc, []int32{ed.ex, id}, "The edit %s answered message %s with its new text, yet %s gives that text at v 1 (with editedAt %s); a message starts at v 1 and each edit raises it.",
+				st.desc(ed.ex), quote(m.id), st.desc(id), quote(string(mf.edited)))
+		}
 	case mf.v == 1 && mf.editedKind == editedSet:
 		if st.once(m, MsgSendEditedAtNull) {
 			st.found.add(MsgSendEditedAtNull, []int32{id}, "Message %s has v 1, never edited, yet %s gives it editedAt %s; editedAt is null until the first edit, which makes v 2.",
@@ -633,6 +655,72 @@ func (st *state) versionSeen(m *msgState, mf *msgFact, id int32, get bool) {
 		if ok && cmpInstant(ed, m.sent) < 0 && st.once(m, MsgEditEditedAt) {
 			st.found.add(MsgEditEditedAt, []int32{m.sentEx, id}, "Message %s was sent at %s (%s) but %s says it was edited at %s, before it was sent.",
 				quote(m.id), m.sent, st.desc(m.sentEx), st.desc(id), quote(string(mf.edited)))
+		}
+	}
+}
+
+// editedText returns the run's 2xx edit of m whose answer carried the text
+// mf shows (under another v than mf's, unless anyV); nil when there is none.
+func editedText(m *msgState, mf *msgFact, anyV bool) *editRec {
+	for i := range m.edits {
+		if ed := &m.edits[i]; ed.hasV && (anyV || ed.v != mf.v) && ed.hasText && mf.hasText && ed.text == mf.text {
+			return ed
+		}
+	}
+	return nil
+}
+
+// versionDiffers reports that answer id gives message m version mf.v
+// with other content than ver, the same version as first answered. Two
+// contents under one v break MSG-STABLE, unless an edit of the run's
+// explains them: the edit's requirement is the one broken.
+//   - The edit answered a v the message already had with other content,
+//     or another answer gave the v an edit answered with other content
+//     first: the edit did not raise v (MSG-EDIT-V-INC).
+//   - The version was first answered by an edit, and a later answer gives
+//     it other content: what the edit answered is not what was kept
+//     (MSG-EDIT-PERSISTED), or, when the edit's answer did not carry the
+//     text asked for (MSG-EDIT, reported by editAnswer), the edit's answer
+//     was the wrong one and nothing more is said.
+func (st *state) versionDiffers(m *msgState, ver *verState, mf *msgFact, id int32, differ string) {
+	edit := func(x int32) bool {
+		e := &st.ex[x]
+		return e.op == opEdit && e.status/100 == 2 && e.msg >= 0 && st.msgs[e.msg].id == m.id
+	}
+	answeredBefore := slices.ContainsFunc(m.edits, func(ed editRec) bool { return ed.hasV && ed.v == mf.v && ed.ex != ver.first })
+	moved := editedText(m, mf, false) // an edit's text, shown under another v than the edit answered
+	switch {
+	case moved != nil && !edit(id):
+		if st.once(m, MsgEditVInc) {
+			st.found.add(MsgEditVInc, []int32{moved.ex, id}, "The edit %s answered message %s with v %d, yet %s gives its text under v %d: the v of an edit is kept with what it wrote.",
+				st.desc(moved.ex), quote(m.id), moved.v, st.desc(id), mf.v)
+		}
+	case edit(id) || answeredBefore && !edit(ver.first):
+		by := id
+		if !edit(id) {
+			for _, ed := range m.edits {
+				if ed.hasV && ed.v == mf.v {
+					by = ed.ex
+					break
+				}
+			}
+		}
+		if st.once(m, MsgEditVInc) {
+			st.found.add(MsgEditVInc, []int32{ver.first, by}, "The edit %s answered message %s with v %d, the v %s gave it with another %s: an edit raises v, so no two contents share one.",
+				st.desc(by), quote(m.id), mf.v, st.desc(ver.first), differ)
+		}
+	case edit(ver.first):
+		if m.reported&reqBit(MsgEdit) != 0 {
+			return // the edit's answer was the wrong one, and is reported
+		}
+		if st.once(m, MsgEditPersisted) {
+			st.found.add(MsgEditPersisted, []int32{ver.first, id}, "The edit %s answered message %s with v %d, yet %s gives v %d with another %s: the message an edit answers is the one kept.",
+				st.desc(ver.first), quote(m.id), mf.v, st.desc(id), mf.v, differ)
+		}
+	default:
+		if st.once(m, MsgStable) {
+			st.found.add(MsgStable, []int32{ver.first, id}, "Message %s has v %d in %s and in %s, but its %s differ; only an edit changes them, and an edit raises v.",
+				quote(m.id), mf.v, st.desc(ver.first), st.desc(id), differ)
 		}
 	}
 }
@@ -680,11 +768,17 @@ func (st *state) userSeen(uf *userFact, id int32) int32 {
 	return ui
 }
 
+// platformTypes are the values of a room's platformType the document lists.
+var platformTypes = []string{"ONETOONE", "ORG", "REPO", "USER_CHANNEL"}
+
 // roomSeen adds a room object of a list.
 func (st *state) roomSeen(rf *roomFact, viewer string, id int32) {
 	ri := st.room(string(rf.id))
 	r := &st.rooms[ri]
-	if rf.hasPT {
+	// Only the values the document lists are compared: another value is
+	// the shape's breach (ROOM-PLATFORM-TYPE), which the document checker
+	// reports wherever it is met.
+	if rf.hasPT && slices.Contains(platformTypes, string(rf.platformType)) {
 		switch {
 		case !r.hasPT:
 			r.pt, r.hasPT, r.ptEx = string(rf.platformType), true, id
