@@ -54,6 +54,10 @@ func concurrencySpecs(d decl) {
 				if len(r.failed) > 0 {
 					Fail(fmt.Sprintf("user %d's writes went unanswered: %s", u+1, strings.Join(r.failed, "; ")))
 				}
+				if r.otherText != "" {
+					// Which edit stands is told by the text each answered.
+					e.groundBroken("MSG-EDIT", "updateChatMessage answers another text than the new one", r.otherText)
+				}
 			}
 
 			e.verifies("MSG-SEND-STORED", func() {
@@ -104,6 +108,9 @@ type writes struct {
 	sent   []Message
 	edits  map[string][]Message // message id -> the answers to its edits
 	failed []string
+	// otherText is an edit answered with another text than the one it
+	// sent (MSG-EDIT's breach), in words; "" when none was.
+	otherText string
 }
 
 func (w *writes) fail(format string, args ...any) {
@@ -151,9 +158,13 @@ func (e *Env) concurrentEdits(u int, room string, mine []Message, times int, w *
 	for i := range times {
 		for _, m := range mine {
 			var got Message
-			if e.do(u, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID, Body: map[string]string{"text": fmt.Sprintf("%s e%d", m.Text, i+1)}}, w, &got) {
+			text := fmt.Sprintf("%s e%d", m.Text, i+1)
+			if e.do(u, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID, Body: map[string]string{"text": text}}, w, &got) {
 				w.mu.Lock()
 				w.edits[m.ID] = append(w.edits[m.ID], got)
+				if got.Text != "" && got.Text != text && w.otherText == "" {
+					w.otherText = fmt.Sprintf("an edit of %s to %q answered the text %q", m.ID, text, got.Text)
+				}
 				w.mu.Unlock()
 			}
 		}

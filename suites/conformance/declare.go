@@ -89,10 +89,11 @@ func (d decl) bind(ctx SpecContext) *Env {
 	e := *shared
 	e.ctx = ctx
 	e.ids = RequirementIDs(CurrentSpecReport().Labels())
-	e.blocker, e.judging, e.soft, e.judged = new(string), new(string), map[string]bool{}, map[string]bool{}
+	e.blocker, e.judging, e.suspect, e.soft, e.judged = new(string), new(string), new(string), map[string]bool{}, map[string]bool{}
 	e.later = new([]laterFail)
 	e.left = &leftover{ids: map[int]map[string][]string{}}
 	e.wrote = &checkWrites{}
+	e.last = &lastCall{u: -1}
 	DeferCleanup(e.markLeftRead)
 	running.Store(&e)
 	DeferCleanup(func() { running.CompareAndSwap(&e, nil) })

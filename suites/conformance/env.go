@@ -56,9 +56,13 @@ type Env struct {
 
 	// Set on each check's own copy (see decl.bind).
 	ctx     context.Context
-	ids     []string        // the requirement ids the check verifies
-	blocker *string         // the requirement of the step under way, if any
-	judging *string         // the requirement the assertions under way are about
+	ids     []string // the requirement ids the check verifies
+	blocker *string  // the requirement of the step under way, if any
+	judging *string  // the requirement the assertions under way are about
+	// suspect is the requirement of a breach the check went on past that
+	// can explain a failure after it (a page longer than its limit): should
+	// the check fail, it is blocked by that requirement (see unwind).
+	suspect *string
 	soft    map[string]bool // requirements recorded as soft failures (see softly)
 	judged  map[string]bool // own requirements whose verifies blocks held (see verifies)
 	// later holds breaches of the check's own requirements on answers the
@@ -67,6 +71,7 @@ type Env struct {
 	later *[]laterFail
 	left  *leftover
 	wrote *checkWrites // the check's acknowledged writes, for the root probe
+	last  *lastCall    // the user and token place of the check's latest call
 	gen   *generated   // the run's generated-request engine, shared by every check
 }
 

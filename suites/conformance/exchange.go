@@ -31,6 +31,9 @@ func (e *Env) call(u int, req client.Request) *client.Response {
 	if err != nil {
 		transportFailure(err)
 	}
+	if e.last != nil {
+		*e.last = lastCall{u: u, place: req.Place, own: req.Token == e.Users[u].Token}
+	}
 	if req.Token == e.Users[u].Token {
 		e.noteWrite(u, req, resp)
 	}
@@ -115,8 +118,32 @@ func (e *Env) expectStatus(resp *client.Response, want ...int) {
 func (e *Env) tokenRefused(resp *client.Response, text string) {
 	GinkgoHelper()
 	if r := refusedPlace(resp); r != "" {
+		if e.stillAccepted() {
+			// The token works, so the refusal is the token place's breach,
+			// not a token that expired (which leaves the check unjudged).
+			e.noteSoft(r, resp.Operation+" refuses with 401 a token the server accepts on the next request",
+				text+"\nthe same token in the same place was accepted by GET /v1/user right after")
+		}
 		e.lacking(r, text)
 	}
+}
+
+// lastCall is who made a check's latest call, and with which token place.
+type lastCall struct {
+	u     int
+	place client.TokenPlace
+	own   bool // the user's own token
+}
+
+// stillAccepted reports whether the token of the check's latest call,
+// which was refused, is accepted by GET /v1/user right after, in the same
+// place.
+func (e *Env) stillAccepted() bool {
+	if e.last == nil || e.last.u < 0 || !e.last.own {
+		return false
+	}
+	resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: "/v1/user", Token: e.Users[e.last.u].Token, Place: e.last.place})
+	return err == nil && resp.Status/100 == 2
 }
 
 // refusedPlace names the requirement of the token's place when resp is a

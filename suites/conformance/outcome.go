@@ -274,6 +274,10 @@ func (e *Env) lacking(req, text string) {
 func (e *Env) unwind() {
 	if r := recover(); r != nil {
 		e.probeRoot()
+		e.probeUnreadGround()
+		if *e.suspect != "" && *e.blocker == "" && *e.judging != *e.suspect {
+			*e.blocker, *e.judging = *e.suspect, "" // a breach it went on past explains the failure
+		}
 		e.noteBlocker()
 		panic(r)
 	}

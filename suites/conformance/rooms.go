@@ -27,6 +27,9 @@ func roomSpecs(d decl) {
 		d.it("includes the user's one-to-one, organisation and repository rooms", reqs("ROOM-KINDS"), func(e *Env) {
 			all := e.rooms(0, "rooms")
 			listed := idSetRooms(all)
+			// Read twice: the rooms are in the list on every read, not on
+			// one in a few.
+			again := idSetRooms(e.rooms(0, "rooms"))
 			checked := 0
 			for kind, id := range map[string]string{"one_to_one": e.Target.Rooms.OneToOne, "org": e.Target.Rooms.Org, "repo": e.Target.Rooms.Repo} {
 				switch {
@@ -41,6 +44,7 @@ func roomSpecs(d decl) {
 				}
 				checked++
 				Expect(listed).To(HaveKey(id), "the %s room %s is missing from the rooms list", kind, id)
+				Expect(again).To(HaveKey(id), "the %s room %s, listed on the first read, is missing from the rooms list on the next", kind, id)
 				// A hint is a promise of the room's kind too: the list shows it
 				// as a room of that kind wherever it says.
 				want := map[string]string{"one_to_one": "ONETOONE", "org": "ORG", "repo": "REPO"}[kind]
@@ -48,7 +52,10 @@ func roomSpecs(d decl) {
 					if rm.ID != id {
 						continue
 					}
-					if rm.PlatformType != "" {
+					// A value the document does not list is ROOM-PLATFORM-TYPE's
+					// breach, which the document checker reports; a listed one
+					// of another kind is this room's kind gone wrong.
+					if slices.Contains([]string{"ONETOONE", "ORG", "REPO", "USER_CHANNEL"}, rm.PlatformType) {
 						Expect(rm.PlatformType).To(Equal(want), "the description names %s as user 1's %s room, and the rooms list shows it as %s", id, kind, rm.PlatformType)
 					}
 					if rm.OneToOne != nil {
@@ -146,9 +153,15 @@ func roomSpecs(d decl) {
 				})
 				after := idSetRooms(e.rooms(0, "rooms"))
 				Expect(after).NotTo(HaveKey(room), "the hidden room %s is back in user 1's rooms list on the next read", room)
+				// A room missing is read for again before the hide is blamed:
+				// a list that leaves rooms out one time in a few breaks
+				// ROOM-KINDS, not the hide (see steady).
+				stays := func(id string) func() bool {
+					return func() bool { after = idSetRooms(e.rooms(0, "rooms")); return after[id] }
+				}
 				for id := range mine {
-					if id != room {
-						Expect(after).To(HaveKey(id), "hiding room %s also took room %s out of user 1's rooms list", room, id)
+					if id != room && !after[id] {
+						Expect(e.steady("ROOM-KINDS", "user 1's rooms list", stays(id))).To(BeTrue(), "hiding room %s also took room %s out of user 1's rooms list", room, id)
 					}
 				}
 				for _, u := range others {
@@ -163,8 +176,8 @@ func roomSpecs(d decl) {
 				after = idSetRooms(e.rooms(0, "rooms"))
 				Expect(after).NotTo(HaveKey(room), "hiding room %s a second time brought it back into user 1's rooms list", room)
 				for id := range mine {
-					if id != room {
-						Expect(after).To(HaveKey(id), "hiding room %s a second time took room %s out of user 1's rooms list", room, id)
+					if id != room && !after[id] {
+						Expect(e.steady("ROOM-KINDS", "user 1's rooms list", stays(id))).To(BeTrue(), "hiding room %s a second time took room %s out of user 1's rooms list", room, id)
 					}
 				}
 				for _, u := range others {
@@ -267,8 +280,12 @@ func roomSpecs(d decl) {
 		d.it("lists private repositories for every user who granted access", reqs("REPO-PRIVATE-GRANTED"), func(e *Env) {
 			// Every such user, not the first only: a server that shows private
 			// repositories to one favoured user fails for the next.
+			// On every read: a list that withholds them one time in a few
+			// fails on one of the two.
 			for _, u := range e.usersWhoGranted(true) {
-				Expect(e.privateRepos(u)).NotTo(BeEmpty(), "user %d granted private access but sees no private repository (private_repos_granted: true promises the user owns at least one)", u+1)
+				for i, names := range e.privateReposByRead(u) {
+					Expect(names).NotTo(BeEmpty(), "user %d granted private access but sees no private repository on read %d of 2 (private_repos_granted: true promises the user owns at least one)", u+1, i+1)
+				}
 			}
 		})
 
@@ -345,14 +362,31 @@ func (e *Env) usersWhoGranted(granted bool) []int {
 func (e *Env) privateRepos(u int) []string {
 	GinkgoHelper()
 	var names []string
+	for _, read := range e.privateReposByRead(u) {
+		for _, n := range read {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+// privateReposByRead reads user u's repositories list with the token in
+// each place and returns the names of the private ones each read lists.
+func (e *Env) privateReposByRead(u int) [][]string {
+	GinkgoHelper()
+	var out [][]string
 	for _, place := range []client.TokenPlace{client.Bearer, client.QueryToken} {
 		var repos []Repository
 		e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + e.me(u) + "/repos", Place: place}), &repos)
+		names := []string{}
 		for _, p := range repos {
 			if p.Private && !slices.Contains(names, p.Name) {
 				names = append(names, p.Name)
 			}
 		}
+		out = append(out, names)
 	}
-	return names
+	return out
 }

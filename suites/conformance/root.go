@@ -274,3 +274,89 @@ func (e *Env) rootFound(req, sig, text string, blocks bool) {
 		*e.blocker, *e.judging = req, ""
 	}
 }
+
+// steady holds a read to what the check knows of the state: hold reads
+// and reports whether the answer shows it. When it does not, the read is
+// made twice more, nothing sent between: a read that then shows it means
+// the answers disagree among themselves (one wrong in a few), which breaks
+// owner, the statement of what the read answers, and not what the check
+// was about to blame (a write, a GET's side effect). rootFound files it
+// under owner. steady reports whether the first read held.
+func (e *Env) steady(owner, what string, hold func() bool) bool {
+	if hold() {
+		return true
+	}
+	for range 2 {
+		if hold() {
+			e.rootFound(owner, what+": one read leaves out what the reads before and after it show",
+				fmt.Sprintf("%s: a read left out what the next read showed again, with nothing sent between them; the answers disagree among themselves", what), true)
+			return false
+		}
+	}
+	return false
+}
+
+// unreadReqs are the requirements whose checks read unread state: when
+// one fails, the ground under it is whether reading the state changes it.
+var unreadReqs = []string{"UNREAD-CHAT", "UNREAD-MENTION", "UNREAD-MARK-READ", "UNREAD-ROOM-COUNTS", "UNREAD-FLAG", "UNREAD-READBY"}
+
+// probeUnreadGround runs when a check fails on unread state (its own
+// requirement or the step that blocks it is one of unreadReqs): it tells
+// a server whose reading of the unread list marks what it lists read from
+// one whose marking or listing is wrong. User 2 sends a message in the
+// write room; once user 1's list shows it, the list is read twice more,
+// nothing sent between. A message gone from both reads was marked read by
+// the read before them: HTTP-GET-SAFE is the ground that broke, and it
+// blocks the check.
+func (e *Env) probeUnreadGround() {
+	req := *e.judging
+	if *e.blocker != "" {
+		req = *e.blocker
+	}
+	if !slices.Contains(unreadReqs, req) || len(e.Users) < 2 || e.Target.WriteRoom == "" || e.ctx.Err() != nil {
+		return
+	}
+	room := e.Target.WriteRoom
+	resp, err := e.Client.Do(e.ctx, client.Request{Method: "POST", Path: messagesPath(room), Token: e.Users[1].Token,
+		Body: map[string]any{"text": "the ground under an unread check: does reading the list mark it read? " + e.Marker()}})
+	var sent struct {
+		ID string `json:"id"`
+	}
+	if err != nil || resp.Status/100 != 2 || resp.JSON(&sent) != nil || sent.ID == "" {
+		return
+	}
+	e.noteSent(1, room, sent.ID)
+	listed := func() (bool, bool) {
+		r, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: unreadPath(e.me(0), room), Token: e.Users[0].Token})
+		var un Unread
+		if err != nil || r.Status != 200 || r.JSON(&un) != nil {
+			return false, false
+		}
+		return slices.Contains(un.Chat, sent.ID), true
+	}
+	deadline := time.Now().Add(e.Eventually)
+	for {
+		in, ok := listed()
+		if !ok {
+			return
+		}
+		if in {
+			break
+		}
+		if time.Now().After(deadline) {
+			return // never listed: the unread checks judge that
+		}
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-e.ctx.Done():
+			return
+		}
+	}
+	for range 2 {
+		if in, ok := listed(); !ok || in {
+			return
+		}
+	}
+	e.rootFound("HTTP-GET-SAFE", "getUnreadItems marks read what it lists",
+		fmt.Sprintf("a message user 2 sent (%s) was listed in user 1's unread items, and the next two reads of the list, nothing marked between, left it out: reading the list marked it read", sent.ID), true)
+}

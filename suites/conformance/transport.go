@@ -20,9 +20,23 @@ func transportSpecs(d decl) {
 			// The last described user: a server that answers every request as
 			// its first user does not pass by luck.
 			u := len(e.Users) - 1
+			place := p.(client.TokenPlace)
+			other := client.QueryToken
+			if place == client.QueryToken {
+				other = client.Bearer
+			}
 			var users []User
-			e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: p.(client.TokenPlace)}), &users)
+			e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: place}), &users)
 			Expect(users).To(HaveLen(1))
+			if users[0].ID != e.me(u) {
+				// The same read with the token in the other place tells a
+				// token read from the wrong place from a current user that
+				// is wrong wherever the token is (AUTH-CURRENT-USER's).
+				var alt []User
+				if r := e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: other}); r.Status/100 == 2 && r.JSON(&alt) == nil && len(alt) == 1 && alt[0].ID != e.me(u) {
+					e.lacking("AUTH-CURRENT-USER", fmt.Sprintf("GET /v1/user with user %d's token identified %s with the token in either place, not %s", u+1, users[0].ID, e.me(u)))
+				}
+			}
 			Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified another user", u+1)
 			room := e.Target.WriteRoom
 			if room == "" {
@@ -34,17 +48,12 @@ func transportSpecs(d decl) {
 			var page []Message
 			e.expectOK(e.call(w, client.Request{Method: "GET", Path: messagesPath(room), Query: q("limit", "1"), Place: p.(client.TokenPlace)}), &page)
 			By("sending a message with the token in the same place: writes take it too")
-			place := p.(client.TokenPlace)
 			text, _ := e.text()
 			resp := e.call(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: place})
 			if resp.Status/100 != 2 {
 				// A refusal: the same send with the token in the other place tells the
 				// token's place from a send that fails whatever the place
 				// (MSG-SEND-200's).
-				other := client.QueryToken
-				if place == client.QueryToken {
-					other = client.Bearer
-				}
 				text, _ = e.text()
 				alt := e.call(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: other})
 				if alt.Status/100 == 2 {
@@ -54,6 +63,15 @@ func transportSpecs(d decl) {
 			}
 			var m Message
 			e.decode(resp, &m)
+			if m.FromUser.ID != e.me(w) {
+				// Likewise: a sender wrong whatever the place is the send's
+				// (MSG-SEND-TEXT names the caller as fromUser).
+				text, _ = e.text()
+				var alt Message
+				if r := e.call(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: other}); r.Status/100 == 2 && r.JSON(&alt) == nil && alt.FromUser.ID != e.me(w) {
+					e.lacking("MSG-SEND-TEXT", fmt.Sprintf("a message sent with user %d's token names %s as its sender with the token in either place", w+1, m.FromUser.ID))
+				}
+			}
 			Expect(m.FromUser.ID).To(Equal(e.me(w)), "a message sent with user %d's token in this place names another sender", w+1)
 		},
 			d.entry("as an Authorization Bearer header", reqs("AUTH-BEARER"), client.Bearer),
@@ -93,7 +111,9 @@ func transportSpecs(d decl) {
 		d.it("labels every success that carries a body application/json with charset utf-8", reqs("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func(e *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
-			text += " — ünïcödé 🎉" // characters beyond ASCII, written back in answers
+			// Characters beyond ASCII, and those a JSON writer must escape
+			// (quote, backslash, tab, line breaks), written back in answers.
+			text += " — ünïcödé 🎉 \"q\" \\ tab\there\r\nnext line"
 			var sent Message
 			requests := []client.Request{
 				{Method: "GET", Path: "/v1/user"},
