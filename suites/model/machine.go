@@ -109,6 +109,12 @@ type machine struct {
 	// walked says whether a sequence of the run has paged the room from
 	// its newest message to its oldest (shared like room).
 	walked *bool
+	// foreign are the messages of the users' other rooms the run has read,
+	// by id (shared like room): no page of the write room holds one.
+	foreign map[string]foreignMsg
+	// foreignRead says whether a list without parameters has read another
+	// room to learn some (shared like room).
+	foreignRead *bool
 	// marked says when each user last made a mark read in this sequence
 	// (zero: never).
 	marked map[int]time.Time
@@ -118,10 +124,22 @@ type machine struct {
 	edited *msg
 	// settleStart is when the read under way was first made (see settle).
 	settleStart time.Time
-	reqs        int
+	// readAt is when the last read of the operation under way was asked
+	// (zero after a write, and when an operation starts).
+	readAt time.Time
+	reqs   int
 }
 
-func (m *machine) now() time.Time { return time.Now() }
+// now is the time a judgement is made at: for an answer to a read, when
+// the read was asked (the server answered from a state at least that
+// recent, however long the answer took to come back and be judged); else
+// the time it is.
+func (m *machine) now() time.Time {
+	if !m.readAt.IsZero() {
+		return m.readAt
+	}
+	return time.Now()
+}
 
 // check applies a statement of requirement req: when ok is false the
 // sequence stops with a violation, if this run judges req.
@@ -138,7 +156,7 @@ func (m *machine) check(req string, ok bool, format string, args ...any) {
 // eventually applies a statement about state that may lag a write: while
 // the expectation is not settled a mismatch sends the read round again.
 func (m *machine) eventually(req string, settled, ok bool, format string, args ...any) {
-	if !m.settleStart.IsZero() && time.Since(m.settleStart) > m.cfg.Eventually+time.Second {
+	if m.waited() {
 		settled = true // a read that has waited out the lag sees the state as it is
 	}
 	if !ok && !settled {
@@ -177,6 +195,10 @@ func (m *machine) user(o op) int { return o.User % len(m.cfg.Users) }
 
 func (m *machine) do(u int, r client.Request) *client.Response {
 	r.Token = m.cfg.Users[u].Token
+	m.readAt = time.Time{}
+	if r.Method == http.MethodGet {
+		m.readAt = time.Now()
+	}
 	resp, err := m.cfg.Client.Do(m.ctx, r)
 	m.reqs++
 	if err != nil {
@@ -238,6 +260,26 @@ func (m *machine) listOther(u int, o op) {
 	}
 }
 
+// foreignMsg is a message of another room the run has read.
+type foreignMsg struct{ room, text string }
+
+// notForeign holds a page of the write room to the messages of other
+// rooms the run has read: a message belongs to one room, so the page holds
+// none of them (the same id with the same text).
+func (m *machine) notForeign(page []wireMsg, what string) {
+	for _, w := range page {
+		if f, ok := m.foreignOf(w); ok {
+			m.check("MSG-ROOM-SCOPE", false, "%s holds message %s, which room %s lists as its own", what, w.ID, f.room)
+		}
+	}
+}
+
+// foreignOf says whether w is a message of another room the run has read.
+func (m *machine) foreignOf(w wireMsg) (foreignMsg, bool) {
+	f, ok := m.foreign[w.ID]
+	return f, ok && w.ID != "" && (w.Text == nil || *w.Text == f.text)
+}
+
 // otherMessage reads the newest messages of a room of u's besides the
 // write room and picks one as o says: the room ("" when u has none, or it
 // shows no message; the lists' checks judge that room's pages), the
@@ -255,6 +297,9 @@ func (m *machine) otherMessage(u int, o op) (string, wireMsg, map[string]bool) {
 	ids := map[string]bool{}
 	for _, w := range theirs {
 		ids[w.ID] = true
+		if w.ID != "" && w.Text != nil && m.foreign != nil {
+			m.foreign[w.ID] = foreignMsg{room: other, text: *w.Text}
+		}
 	}
 	return other, theirs[o.Picks[1]%len(theirs)], ids
 }
@@ -308,6 +353,9 @@ type written struct {
 	issues   []string
 	links    []string
 	word     string
+	// pair is two words the text holds side by side: its own word and the
+	// word of the sequence's newest message ("" when it holds no such).
+	pair string
 }
 
 // text composes the text of a send or an edit: the run marker, a word no
@@ -322,7 +370,15 @@ func (m *machine) text(o op) written {
 		capital = "Ä"
 	}
 	w := written{word: fmt.Sprintf("Qz%s%sX%dk%d", strings.ToUpper(m.cfg.Marker[:1])+m.cfg.Marker[1:], capital, m.seq, n)}
-	parts := []string{m.cfg.Marker, w.word, texts[o.Text%len(texts)]}
+	parts := []string{m.cfg.Marker, w.word}
+	if n := len(m.st.msgs); o.Pair && n > 0 && m.st.msgs[n-1].word != "" {
+		// The newest message's word after this one's: a search for both
+		// finds this message under every reading of several words, and
+		// the newest message holds one of them only.
+		parts = append(parts, m.st.msgs[n-1].word)
+		w.pair = w.word + " " + m.st.msgs[n-1].word
+	}
+	parts = append(parts, texts[o.Text%len(texts)])
 	for i := range o.Parts & 3 {
 		if len(m.cfg.Users) == 0 || m.cfg.Users[0].Username == "" {
 			break
@@ -341,6 +397,14 @@ func (m *machine) text(o op) written {
 		l := fmt.Sprintf("https://example.com/%s/%d/%d?a=%d&b=two", m.cfg.Marker, n, i, i)
 		w.links = append(w.links, l)
 		return l
+	}
+	if o.Odd {
+		// Characters a JSON writer must escape and a server may normalise
+		// (a tab, a CR LF line break), and a link whose path and query
+		// carry capitals: after the host, a URL is case-sensitive.
+		l := fmt.Sprintf("https://example.com/%s/CaseSensitive/Path%d?Key=Value%d", strings.ToUpper(m.cfg.Marker[:1])+m.cfg.Marker[1:], n, n)
+		w.links = append(w.links, l)
+		parts = append(parts, "tab\there", "line one\r\nline two", "see "+l+" now")
 	}
 	switch (o.Parts >> 5) & 3 {
 	case 1:
@@ -368,6 +432,7 @@ func (m *machine) text(o op) written {
 
 // run executes one operation.
 func (m *machine) run(o op) {
+	m.readAt = time.Time{}
 	o.User = m.user(o)
 	m.steps = append(m.steps, o.String())
 	switch o.Kind {
@@ -375,6 +440,10 @@ func (m *machine) run(o op) {
 		m.settle(o)
 	case Send:
 		m.send(o)
+		if o.Bare {
+			// A list with no query parameter at all, right after the send.
+			m.settle(op{Kind: List, User: o.User, Anchor: Newest, Picks: o.Picks})
+		}
 	case SendNoText:
 		m.sendNoText(o)
 	case Edit:
@@ -497,12 +566,12 @@ func (m *machine) send(o op) {
 	now := m.now()
 	k := &msg{id: w.ID, text: text, from: u, status: want, v: 1, sent: w.sentTime(),
 		read: map[int]time.Time{}, unknown: map[int]bool{}, acked: now, changed: now,
-		mentions: wr.mentions, sureMentions: wr.mentions, issues: wr.issues, links: wr.links, word: wr.word,
+		mentions: wr.mentions, sureMentions: wr.mentions, issues: wr.issues, links: wr.links, word: wr.word, pair: wr.pair,
 		freshV: map[int]int{}, freshRead: map[int]bool{}, listed: map[int]bool{}}
 	if w.Text != nil && *w.Text != text {
 		// MSG-SEND-TEXT's breach, which this run does not judge: the message
 		// holds what the server says it stored, and its word is not looked for.
-		k.text, k.word = *w.Text, ""
+		k.text, k.word, k.pair = *w.Text, "", ""
 	}
 	m.judgeRendering(k, w, "the send answer")
 	m.st.add(k)
@@ -567,7 +636,7 @@ func (m *machine) edit(o op) {
 	wr := m.text(o)
 	if o.Same {
 		// An edit to the text the message has: an edit all the same.
-		wr = written{text: target.text, mentions: target.mentions, issues: target.issues, links: target.links, word: target.word}
+		wr = written{text: target.text, mentions: target.mentions, issues: target.issues, links: target.links, word: target.word, pair: target.pair}
 	}
 	text := wr.text
 	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(room, target.id), Body: map[string]any{"text": text}})
@@ -605,9 +674,9 @@ func (m *machine) edit(o op) {
 	if w.Text != nil && *w.Text != text {
 		// MSG-EDIT's breach, which this run does not judge: as for a send.
 		target.text = *w.Text
-		wr.word = ""
+		wr.word, wr.pair = "", ""
 	}
-	target.mentions, target.issues, target.links, target.word = wr.mentions, wr.issues, wr.links, wr.word
+	target.mentions, target.issues, target.links, target.word, target.pair = wr.mentions, wr.issues, wr.links, wr.word, wr.pair
 	target.sureMentions = slices.DeleteFunc(slices.Clone(target.sureMentions), func(u int) bool { return !slices.Contains(wr.mentions, u) })
 	m.judgeRendering(target, w, "the edit answer")
 	if w.V != nil && *w.V > want {
@@ -632,6 +701,12 @@ func (m *machine) editNoText(o op) {
 			target.v = *w.V
 		}
 		target.mentions, target.sureMentions, target.issues, target.links = nil, nil, nil, nil
+		if !strings.Contains(target.text, target.word) {
+			target.word = ""
+		}
+		if !strings.Contains(target.text, target.pair) {
+			target.pair = ""
+		}
 		target.changed = m.now()
 		return
 	}
@@ -806,8 +881,10 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 			k.freshRead[u] = true
 		}
 		req := "UNREAD-FLAG"
-		if !read && !*w.Unread && k.readByOther(u) >= 0 {
-			req = "UNREAD-MARK-READ" // another user's mark read reached this user
+		if !read && !*w.Unread && k.readByOther(u) >= 0 && (settled || m.waited()) && !m.stillListed(u, k.id) {
+			// another user's mark read reached this user: their unread list
+			// lost it too (a list that still holds it leaves the flag wrong)
+			req = "UNREAD-MARK-READ"
 		}
 		m.eventually(req, settled || read && k.freshRead[u], *w.Unread == !read, "message %s (%s) is unread %v for user %d, who %s", k.id, where, *w.Unread, u+1, readWords(k, u, read))
 	}
@@ -817,6 +894,15 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 	if w.ReadBy != nil {
 		low, high := k.readByBounds(now, m.cfg.Eventually, len(m.cfg.Users), m.cfg.SoleWriter)
 		m.check("UNREAD-READBY", *w.ReadBy >= low, "message %s (%s) has readBy %d, yet %d other user(s) marked it read", k.id, where, *w.ReadBy, low)
+		// Every reader counts once the lag has passed: a count short of
+		// the readers whose marks are still fresh is read again till then.
+		marked := 0
+		for r := range k.read {
+			if r != k.from {
+				marked++
+			}
+		}
+		m.eventually("UNREAD-READBY", low >= marked, *w.ReadBy >= marked, "message %s (%s) has readBy %d, yet %d user(s) besides its sender marked it read", k.id, where, *w.ReadBy, marked)
 		m.check("UNREAD-READBY", high < 0 || *w.ReadBy <= high, "message %s (%s) has readBy %d, yet at most %d user(s) besides its sender can have read it", k.id, where, *w.ReadBy, high)
 	}
 }
@@ -836,6 +922,9 @@ func (m *machine) list(o op) {
 	m.listOwn(u, o)
 	if o.Other && o.Cursor != NoCursor && m.otherRoom(u) != "" {
 		m.listOther(u, o) // the same cursor, naming another room's message
+	}
+	if o.Bare {
+		m.listOwn(u, op{Kind: List, User: u, Anchor: Newest, Picks: o.Picks}) // no query parameter at all
 	}
 }
 
@@ -884,8 +973,18 @@ func (m *machine) listOwn(u int, o op) {
 	// Which end skip counts from is not shown, and a limit beyond 100 may be
 	// refused or capped: such a page is held to what every reading keeps.
 	whole := o.Skip == 0 && o.Limit <= 100
+	if len(q) == 0 && !*m.foreignRead && m.otherRoom(u) != "" && m.judge["MSG-ROOM-SCOPE"] {
+		// Once a run: another room's messages, which no page of the write
+		// room may hold (a list without parameters is a server's default
+		// answer, the likeliest to come from the wrong place).
+		*m.foreignRead = true
+		m.otherMessage(u, o)
+	}
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
 	what := "GET " + messagesPath(m.cfg.WriteRoom) + "?" + q.Encode()
+	if len(q) == 0 {
+		what = "GET " + messagesPath(m.cfg.WriteRoom) + " (no query parameter: the server's default limit)"
+	}
 	if !defined || !whole {
 		m.noServerError(resp, what)
 		if !ok2xx(resp.Status) {
@@ -909,14 +1008,18 @@ func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, pag
 	if limit > 0 {
 		m.check("PAGE-LIMIT", len(page) <= limit, "%s holds %d messages", what, len(page))
 	}
-	now := m.now()
+	now, shownAt := m.now(), time.Now() // shown by the time the answer came back
 	for _, w := range page {
+		if _, foreign := m.foreignOf(w); foreign {
+			continue // not the write room's (see notForeign), whatever this run judges
+		}
 		if m.room[w.ID] == nil {
-			m.room[w.ID] = &shown{at: now, by: map[int]bool{}, sent: w.sentTime()}
+			m.room[w.ID] = &shown{at: shownAt, by: map[int]bool{}, sent: w.sentTime()}
 		}
 		m.room[w.ID].by[u] = true
 	}
 	m.check("LIMIT-CAP", len(page) <= 100, "%s holds %d messages, more than 100", what, len(page))
+	m.notForeign(page, what)
 	seen := map[string]bool{}
 	refs := make([]ref, 0, len(page))
 	for _, w := range page {
@@ -997,6 +1100,27 @@ func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, pag
 	}
 	// No cursor or beforeId: the page is the newest messages before the
 	// cursor, so none of the run's is skipped, and a short page is the last.
+	if cursor == NoCursor && limit == 0 && len(page) == 0 {
+		// Without limit the page size is the server's default, unknown but
+		// not none: a room that holds a message the run has been shown has
+		// a newest page that holds one.
+		sure, lagging := 0, 0
+		for _, sh := range m.room {
+			if sh.by[u] || now.Sub(sh.at) > m.cfg.Eventually {
+				sure++
+			}
+		}
+		for _, k := range m.st.msgs {
+			switch {
+			case m.room[k.id] != nil:
+			case k.visible(now, m.cfg.Eventually):
+				sure++
+			default:
+				lagging++
+			}
+		}
+		m.eventually("PAGE-BEFOREID-WALK", sure > 0, sure+lagging == 0, "%s is empty, yet the room holds at least %d message(s) the run sent or was shown, and nothing removes one; an empty page ends a walk before it starts", what, sure+lagging)
+	}
 	if cursor == NoCursor && limit > 0 {
 		// The room only grows (nothing deletes a message): a newest page
 		// holds as many as limit asks, up to the messages the run has been
@@ -1100,6 +1224,54 @@ func (m *machine) mark(o op) {
 			}
 		}
 	}
+	if o.Then && !other && ok2xx(resp.Status) && len(named) > 0 {
+		m.others(u, o, named[0])
+	}
+}
+
+// others follows user a's mark read of k: with a third user who may read
+// the write room (every user of the run may) and has not read k, that
+// user marks it read too, so readBy counts two readers; then every other
+// user reads k by id, in a page of the room's newest messages and in
+// their unread list, where k is unread for whoever has not marked it,
+// whatever another user did.
+func (m *machine) others(a int, o op, k *msg) {
+	second := -1
+	n := len(m.cfg.Users)
+	if k.from != a && n >= 3 {
+		for i := range n {
+			c := (i + o.Picks[0]) % n
+			if _, read := k.read[c]; c == a || c == k.from || read || k.unknown[c] {
+				continue
+			}
+			m.mark(op{Kind: Mark, User: c, Anchor: Middle, Picks: []int{k.seq}})
+			second = c
+			break
+		}
+	}
+	limit := min(100, len(m.st.msgs)-k.seq+2)
+	for b := range n {
+		if b == a || b == second {
+			continue
+		}
+		m.settle(op{Kind: Get, User: b, Anchor: Middle, Picks: []int{k.seq, 0, 0}})
+		m.settle(op{Kind: List, User: b, Cursor: NoCursor, Limit: limit, Anchor: Newest, Picks: []int{0, 0, 0}})
+		m.settle(op{Kind: Unread, User: b, Picks: []int{0, 0, 0}})
+	}
+}
+
+// stillListed reports whether user u's unread list of the write room
+// lists id (false when it cannot be read).
+func (m *machine) stillListed(u int, id string) bool {
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: m.unreadPath(u, m.cfg.WriteRoom)})
+	items, _ := decode[unreadItems](resp)
+	return slices.Contains(items.Chat, id)
+}
+
+// waited reports whether the read under way has waited out the lag (see
+// eventually).
+func (m *machine) waited() bool {
+	return !m.settleStart.IsZero() && m.now().Sub(m.settleStart) > m.cfg.Eventually+time.Second
 }
 
 func (m *machine) unread(o op) {
@@ -1116,6 +1288,28 @@ func (m *machine) unread(o op) {
 		mentioned[id] = true
 	}
 	now := m.now()
+	// relisted reads the list again, twice at most and only when a mark is
+	// about to be blamed for a message missing from it: a list that shows
+	// the message again, nothing sent between, disagrees with itself, which
+	// is the list's breach (UNREAD-CHAT), not the mark's.
+	var rereads []map[string]bool
+	relisted := func(id string) bool {
+		for i := 0; i < 2; i++ {
+			if i == len(rereads) {
+				again := m.do(u, client.Request{Method: http.MethodGet, Path: m.unreadPath(u, m.cfg.WriteRoom)})
+				items, _ := decode[unreadItems](again)
+				set := map[string]bool{}
+				for _, id := range items.Chat {
+					set[id] = true
+				}
+				rereads = append(rereads, set)
+			}
+			if rereads[i][id] {
+				return true
+			}
+		}
+		return false
+	}
 	for _, k := range m.st.msgs {
 		if k.unknown[u] {
 			continue // marked read through another room: either state is allowed
@@ -1141,6 +1335,9 @@ func (m *machine) unread(o op) {
 				// message was edited since: then the edit is what took it
 				// out, and the statement broken is that it stays listed)
 				req = "UNREAD-MARK-READ"
+				if !in[k.id] && settled && relisted(k.id) {
+					req = "UNREAD-CHAT"
+				}
 			}
 			m.eventually(req, settled, in[k.id], "user %d's unread items leave out %s, which user %d sent and user %d has not marked read%s", u+1, k.id, k.from+1, u+1, k.markedBy(u))
 			if slices.Contains(k.sureMentions, u) {

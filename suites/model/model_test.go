@@ -210,3 +210,179 @@ func TestSoftBreachGoesOn(t *testing.T) {
 		t.Errorf("the run stopped early: %d operations", rep.Operations)
 	}
 }
+
+// msgsEdit rewrites every message of the matching answers, whether the
+// answer is one message or a page of them.
+func msgsEdit(match func(*http.Request) bool, edit func(map[string]any)) rewrite {
+	return func(req *http.Request, status int, body []byte) (int, []byte) {
+		if !match(req) || status/100 != 2 {
+			return status, body
+		}
+		var one map[string]any
+		if json.Unmarshal(body, &one) == nil {
+			if _, ok := one["id"]; ok {
+				edit(one)
+				out, _ := json.Marshal(one)
+				return status, out
+			}
+			return status, body
+		}
+		var page []map[string]any
+		if json.Unmarshal(body, &page) != nil {
+			return status, body
+		}
+		for _, m := range page {
+			if _, ok := m["id"]; ok {
+				edit(m)
+			}
+		}
+		out, _ := json.Marshal(page)
+		return status, out
+	}
+}
+
+func isMessages(r *http.Request) bool { return strings.Contains(r.URL.Path, "/chatMessages") }
+
+func isRead(r *http.Request) bool { return r.Method == "GET" && isMessages(r) }
+
+// TestWiderClassesAreCaught: a fault on each class of input and state the
+// model draws besides its first ones — lists with no query parameter,
+// searches of two words, every user's read state after another's mark,
+// texts with escapes and a case-sensitive link — is caught, under the
+// requirement whose statement it breaks.
+func TestWiderClassesAreCaught(t *testing.T) {
+	cases := []struct {
+		name, req string
+		mix       Mix
+		f         func() rewrite
+	}{
+		// 1. Lists with no query parameter at all.
+		// A cache per caller, so that only the page's age is wrong (one
+		// shared by every caller shows each the first caller's flags, and is
+		// caught under UNREAD-FLAG); in the pages area's mix.
+		{"a list without parameters is answered from a stale cache", "PAGE-BEFOREID-WALK", Mix{Send: 3, List: 6, Edit: 1}, func() rewrite {
+			cached := map[string][]byte{}
+			return func(r *http.Request, s int, b []byte) (int, []byte) {
+				if !isRead(r) || !strings.HasSuffix(r.URL.Path, "/chatMessages") || r.URL.RawQuery != "" || s != 200 {
+					return s, b
+				}
+				who := r.Header.Get("Authorization")
+				if cached[who] == nil {
+					cached[who] = b
+				}
+				return s, cached[who]
+			}
+		}},
+		{"a list without parameters is empty", "PAGE-BEFOREID-WALK", nil, func() rewrite {
+			return func(r *http.Request, s int, b []byte) (int, []byte) {
+				if isRead(r) && strings.HasSuffix(r.URL.Path, "/chatMessages") && r.URL.RawQuery == "" && s == 200 {
+					return s, []byte("[]")
+				}
+				return s, b
+			}
+		}},
+		{"a list without parameters holds another room's newest messages too", "MSG-ROOM-SCOPE", nil, func() rewrite {
+			var other []json.RawMessage
+			return func(r *http.Request, s int, b []byte) (int, []byte) {
+				if !isRead(r) || !strings.HasSuffix(r.URL.Path, "/chatMessages") || s != 200 {
+					return s, b
+				}
+				var page []json.RawMessage
+				if json.Unmarshal(b, &page) != nil {
+					return s, b
+				}
+				if r.URL.Query().Get("limit") == "20" && other == nil && len(page) > 0 {
+					other = page[:1] // the model reads another room with limit 20
+				}
+				if r.URL.RawQuery != "" || other == nil {
+					return s, b
+				}
+				out, _ := json.Marshal(append(page, other...))
+				return s, out
+			}
+		}},
+		// 2. Searches of two words.
+		{"a search of two words lists each hit once per word", "PAGE-UNIQUE", nil, func() rewrite {
+			return func(r *http.Request, s int, b []byte) (int, []byte) {
+				var page []json.RawMessage
+				if !isRead(r) || !strings.Contains(r.URL.Query().Get("q"), " ") || json.Unmarshal(b, &page) != nil {
+					return s, b
+				}
+				out, _ := json.Marshal(append(page, page...))
+				return s, out
+			}
+		}},
+		{"a search of two words finds nothing", "SEARCH-Q", nil, func() rewrite {
+			return func(r *http.Request, s int, b []byte) (int, []byte) {
+				if isRead(r) && strings.Contains(r.URL.Query().Get("q"), " ") && s == 200 {
+					return s, []byte("[]")
+				}
+				return s, b
+			}
+		}},
+		// 3. Every user's read state after another user's mark.
+		{"the unread flag is false once anyone read the message", "UNREAD-FLAG", unreadMix, func() rewrite {
+			return msgsEdit(isRead, func(m map[string]any) {
+				if n, _ := m["readBy"].(float64); n > 0 {
+					m["unread"] = false
+				}
+			})
+		}},
+		{"readBy is capped at 1", "UNREAD-READBY", unreadMix, func() rewrite {
+			return msgsEdit(isRead, func(m map[string]any) {
+				if n, _ := m["readBy"].(float64); n > 1 {
+					m["readBy"] = 1
+				}
+			})
+		}},
+		// 4. Texts with escapes and a case-sensitive link.
+		{"tabs are dropped from texts", "MSG-SEND-TEXT", nil, func() rewrite {
+			return msgsEdit(isMessages, func(m map[string]any) {
+				if s, ok := m["text"].(string); ok {
+					m["text"] = strings.ReplaceAll(s, "\t", "")
+				}
+			})
+		}},
+		{"a CR LF line break is read back as LF", "MSG-SEND-STORED", nil, func() rewrite {
+			return msgsEdit(isRead, func(m map[string]any) {
+				if s, ok := m["text"].(string); ok {
+					m["text"] = strings.ReplaceAll(s, "\r\n", "\n")
+				}
+			})
+		}},
+		{"urls are lower-cased", "META-URLS", renderMix, func() rewrite {
+			return msgsEdit(isMessages, func(m map[string]any) {
+				urls, _ := m["urls"].([]any)
+				for _, u := range urls {
+					if o, ok := u.(map[string]any); ok {
+						if s, ok := o["url"].(string); ok {
+							o["url"] = strings.ToLower(s)
+						}
+					}
+				}
+			})
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mix := c.mix
+			if mix == nil {
+				mix = everything
+			}
+			rep := runMix(t, c.f(), 1, mix)
+			if rep.Finding == nil {
+				t.Fatalf("not caught (blocked %q %s)", rep.Blocked, rep.BlockedText)
+			}
+			if rep.Finding.Requirement != c.req {
+				t.Errorf("caught under %s, not %s:\n%s", rep.Finding.Requirement, c.req, rep.Finding)
+			}
+			t.Logf("%s\n%s", rep.Finding.Requirement, rep.Finding)
+		})
+	}
+}
+
+// The unread check's and the rendering check's mixes (suites/conformance).
+var (
+	unreadMix = Mix{Send: 3, Edit: 1, Mark: 3, Unread: 3, Get: 1, List: 1}
+	renderMix = Mix{Send: 4, Edit: 2, Get: 2, List: 1}
+)

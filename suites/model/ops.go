@@ -82,6 +82,22 @@ type op struct {
 	Cursor Cursor
 	Limit  int
 	Skip   int // List: 0 leaves skip out, n > 0 sends skip=n-1
+	// Bare: a List or a Send is followed by a list with no query parameter
+	// at all (the server's default limit and order).
+	Bare bool
+	// Then, for a Mark: every other user who may read the write room then
+	// reads the first message named (by id, in a page, in their unread
+	// list), and with a third such user, that user marks it read too.
+	Then bool
+	// Pair: for a Send or an Edit, the text holds after its own word the
+	// word of the sequence's newest message; for a Search, the search is
+	// followed by one for two such words, which one message holds side by
+	// side.
+	Pair bool
+	// Odd: the text holds characters a JSON writer escapes or a server
+	// may normalise (a tab, a CR LF line break) and a link with capitals
+	// in its path.
+	Odd bool
 }
 
 func (o op) String() string {
@@ -93,6 +109,7 @@ func (o op) String() string {
 		if o.Same {
 			b.WriteString(" with the text of the user's previous send")
 		}
+		o.texts(&b)
 	case Edit, EditNoText, Get, Search:
 		if o.Other && o.Kind == Search {
 			b.WriteString(" for a word of a message of another room")
@@ -109,6 +126,8 @@ func (o op) String() string {
 		}
 		if o.Same && o.Kind == Edit {
 			b.WriteString(" to the text it has")
+		} else if o.Kind == Edit {
+			o.texts(&b)
 		}
 	case List:
 		fmt.Fprintf(&b, " (%s", [...]string{"no cursor", "beforeId", "afterId", "aroundId", "beforeId and afterId"}[o.Cursor])
@@ -124,6 +143,9 @@ func (o op) String() string {
 		if o.Skip > 0 {
 			fmt.Fprintf(&b, ", skip %d", o.Skip-1)
 		}
+		if o.Bare {
+			b.WriteString("; then with no query parameter at all")
+		}
 		b.WriteString(")")
 	case Rooms:
 		fmt.Fprintf(&b, " (%s)", roomLists[o.List%len(roomLists)].name)
@@ -133,11 +155,28 @@ func (o op) String() string {
 		} else {
 			fmt.Fprintf(&b, " of %d id(s)", len(o.Picks))
 		}
+		if o.Then && !o.Other {
+			b.WriteString("; then a third user marks the first read too, where one can, and every other user reads it (by id, in a page, in their unread list)")
+		}
 	}
 	if o.Other {
 		b.WriteString(" through another room")
 	}
+	if o.Pair && o.Kind == Search {
+		b.WriteString("; then for two words, side by side in a message, one of them in another message too")
+	}
 	return b.String()
+}
+
+// texts says what a written text holds besides plain words, for a failure
+// text.
+func (o op) texts(b *strings.Builder) {
+	if o.Pair {
+		b.WriteString(", its text holding the newest message's word after its own")
+	}
+	if o.Odd {
+		b.WriteString(", its text holding a tab, a CR LF and a link with capitals in its path")
+	}
 }
 
 // Mix weighs the operations a run draws.
@@ -175,8 +214,18 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 		}
 		o := op{Kind: k, User: r.IntN(8), Text: r.IntN(len(texts)), Parts: r.IntN(128), Anchor: Anchor(r.IntN(int(anchors)))}
 		o.Picks = []int{r.IntN(64), r.IntN(64), r.IntN(64)}
+		// One text in five holds escapes and a case-sensitive link, one in
+		// three the word of the sequence's newest message (for searches of
+		// two words). These are taken from what is drawn already, so the
+		// draws of the other fields stay as they were.
+		extra := (o.Picks[0] + 64*o.Picks[1] + 4096*o.Picks[2] + 7*o.Parts) % 15
+		o.Odd, o.Pair = extra%5 == 0, extra%3 == 0
 		switch k {
 		case Send:
+			// One send in five is followed by a list with no query
+			// parameter at all, before any other list could refresh what
+			// the server answers to it.
+			o.Bare = extra%5 == 1
 			o.Status = r.IntN(3)
 			o.Same = o.Picks[1]%8 == 0
 		case Edit, Get:
@@ -194,6 +243,9 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 				o.Anchor = Newest
 			}
 		case List:
+			// One list in five is followed by one with no query parameter
+			// at all: the server's default limit and order.
+			o.Bare = extra%5 == 1
 			c := combos[lists%len(combos)]
 			lists++
 			o.Cursor, o.Limit = Cursor(c%int(cursors)), limits[c/int(cursors)]
@@ -220,11 +272,13 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 			}
 		case Search:
 			o.Other = r.IntN(3) == 0
+			o.Pair = !o.Other && extra%2 == 0
 		case Rooms:
 			o.List = r.IntN(len(roomLists))
 		case Mark:
 			o.Other = r.IntN(5) == 0
 			o.Picks = o.Picks[:1+r.IntN(3)]
+			o.Then = !o.Other && extra%3 == 1
 			if o.Anchor == Missing && r.IntN(2) == 0 {
 				o.Anchor = Middle
 			}

@@ -209,6 +209,14 @@ func (m *machine) search(o op) {
 		m.searchOther(u, o)
 		return
 	}
+	m.searchWord(u, o)
+	if o.Pair {
+		m.searchPair(u, o)
+	}
+}
+
+// searchWord searches for the word of one message of the sequence.
+func (m *machine) searchWord(u int, o op) {
 	k := m.pick(o.Anchor, o.Picks[0])
 	if k == nil || k.word == "" {
 		return
@@ -233,6 +241,53 @@ func (m *machine) search(o op) {
 		m.eventually("SEARCH-Q", !before || x.settled(m.now(), m.cfg.Eventually), now, "%s found message %s, whose text %q does not hold it in any letter case", what, x.id, x.text)
 	}
 	m.eventually("SEARCH-Q", k.settled(m.now(), m.cfg.Eventually), found, "%s did not find message %s, whose text holds it", what, k.id)
+}
+
+// searchPair searches for two words one message of the sequence holds side
+// by side, in that order, the second also in the message before it (false
+// when no message holds such a pair). The description does not say how
+// several words in q combine (all, any, a phrase): under every reading the
+// message that holds both side by side is found, each hit is listed once,
+// and a hit holds at least one of the words in some letter case.
+func (m *machine) searchPair(u int, o op) bool {
+	var holders []*msg
+	for _, k := range m.st.msgs {
+		if k.pair != "" {
+			holders = append(holders, k)
+		}
+	}
+	if len(holders) == 0 {
+		return false
+	}
+	k := holders[o.Picks[0]%len(holders)]
+	words := strings.Fields(strings.ToLower(k.pair))
+	holds := func(text string) bool {
+		text = strings.ToLower(text)
+		for _, w := range words {
+			if strings.Contains(text, w) {
+				return true
+			}
+		}
+		return false
+	}
+	q := url.Values{"q": {k.pair}, "limit": {"100"}}
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+	what := fmt.Sprintf("searching the write room for %q, two words message %s holds side by side", k.pair, k.id)
+	m.check("SEARCH-Q", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
+	page, ok := decode[[]wireMsg](resp)
+	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
+	seen := map[string]bool{}
+	for _, w := range page {
+		m.check("PAGE-UNIQUE", !seen[w.ID], "%s found message %s twice", what, w.ID)
+		seen[w.ID] = true
+		x := m.st.byID[w.ID]
+		if x == nil {
+			continue
+		}
+		m.eventually("SEARCH-Q", !holds(x.prevText) || x.settled(m.now(), m.cfg.Eventually), holds(x.text), "%s found message %s, whose text %q holds neither word in any letter case", what, x.id, x.text)
+	}
+	m.eventually("SEARCH-Q", k.settled(m.now(), m.cfg.Eventually), seen[k.id], "%s did not find message %s, whose text holds both words side by side, in that order", what, k.id)
+	return true
 }
 
 // searchOther searches the write room for a word of a message of another

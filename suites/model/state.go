@@ -47,6 +47,7 @@ type msg struct {
 	issues       []string
 	links        []string
 	word         string
+	pair         string // two words the text holds side by side (see written)
 	// fresh is, per user, the version and read state that user has been
 	// shown since the last write: once a read shows the new state, no later
 	// read may show the old one, lag or not.
