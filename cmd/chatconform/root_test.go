@@ -2,11 +2,8 @@ package main
 
 import (
 	"maps"
-	"path/filepath"
 	"slices"
 	"testing"
-
-	planted "github.com/chatrooms/conformance/suites/selftest"
 )
 
 // A lost write is the root of what it undermines: against a server that
@@ -34,21 +31,8 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 		} `json:"requirements"`
 	}
 	run := func(t *testing.T, fault string) map[string][]check {
-		dir := t.TempDir()
-		desc := filepath.Join(dir, "target.json")
-		stop, err := planted.Serve(fault, 1, desc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(stop)
-		js := filepath.Join(dir, "r.json")
-		code, out := chatconform(t, "--target", desc, "--profile", "core", "--seed", "1", "--eventually", "1s",
-			"--label-filter", "SEARCH-Q && !MSG-ROOM-SCOPE", "--json", js)
-		if code != 1 {
-			t.Fatalf("exit %d, want 1\n%s", code, out)
-		}
 		var rep report
-		readJSON(t, js, &rep)
+		runPlanted(t, fault, "SEARCH-Q && !MSG-ROOM-SCOPE", &rep)
 		verdicts := map[string][]check{}
 		for _, q := range rep.Requirements {
 			verdicts[q.ID+" "+q.Verdict] = q.Checks

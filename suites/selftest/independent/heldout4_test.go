@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -436,47 +435,5 @@ func TestHeldOut4DefectsAreVisible(t *testing.T) {
 }
 
 func TestHeldOut4Catalogue(t *testing.T) {
-	held := HeldOut4()
-	if !sort.SliceIsSorted(held, func(i, j int) bool { return held[i].Name < held[j].Name }) {
-		t.Fatal("HeldOut4 is not sorted by name")
-	}
-	earlier := map[string]bool{}
-	for _, set := range [][]HeldOutDefect{HeldOut(), HeldOut2(), HeldOut3()} {
-		for _, d := range set {
-			earlier[d.Name] = true
-		}
-	}
-	usable := coreRequirements(t)
-	seen := map[string]bool{}
-	for _, d := range held {
-		if seen[d.Name] {
-			t.Errorf("held-out defect %s listed twice", d.Name)
-		}
-		seen[d.Name] = true
-		if _, clash := defectCatalogue[d.Name]; clash {
-			t.Errorf("held-out defect %s also in the original catalogue", d.Name)
-		}
-		if earlier[d.Name] {
-			t.Errorf("held-out defect %s also in an earlier held-out set", d.Name)
-		}
-		if d.What == "" {
-			t.Errorf("held-out defect %s has no description", d.Name)
-		}
-		if !usable[d.Requirement] {
-			t.Errorf("%s: %q is not a core, checkable requirement", d.Name, d.Requirement)
-		}
-		s, err := Start(Options{Seed: 1, Defect: d.Name})
-		if err != nil {
-			t.Errorf("Start refuses %s: %v", d.Name, err)
-			continue
-		}
-		if err := s.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	}
-	for name := range Defects() {
-		if seen[name] {
-			t.Errorf("Defects() lists held-out defect %s", name)
-		}
-	}
+	checkLaterCatalogue(t, "HeldOut4", HeldOut4(), HeldOut(), HeldOut2(), HeldOut3())
 }
