@@ -197,6 +197,18 @@ func (e *Env) step(req string, f func()) {
 	prev := *e.blocker
 	if prev == "" {
 		*e.blocker = req
+		// A step that fails is evidence against req, met here: a finding of
+		// req, so that a check it blocks is never left unjudged beside a
+		// req its own checks passed (one answer in N fell here).
+		defer func() {
+			if r := recover(); r != nil {
+				if *e.blocker == req {
+					e.noteSoft(req, "a step of "+req+" failed in a check it blocks",
+						fmt.Sprintf("a step exercising %s failed in the check %q, which it blocks; that check's failure shows the exchange", req, CurrentSpecReport().FullText()))
+				}
+				panic(r)
+			}
+		}()
 	}
 	f()
 	*e.blocker = prev
