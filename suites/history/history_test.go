@@ -269,6 +269,15 @@ func TestPersisted(t *testing.T) {
 			base(h)
 			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", Text: "a", V: 2}.String())
 		}, want: []string{MsgEditPersisted}},
+		{name: "the edited text with other metadata under the edit's v: no edit's doing, a changed message", run: func(h *hist) {
+			base(h)
+			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", Text: "b", V: 2, Extra: `,"meta":{"mentions":1}`}.String())
+		}, want: []string{MsgStable}},
+		{name: "a second edit to the same text answers the same v with a later editedAt: the edit's breach, not a changed message", run: func(h *hist) {
+			base(h)
+			h.ex(40, 50, 0, "PUT", r1+"/m1", 200, `{"text":"b"}`, M{ID: "m1", Text: "b", V: 2, EditedAt: "2026-11-02T09:00:00.045Z"}.String())
+			h.get(60, 70, 1, r1+"/m1", M{ID: "m1", Text: "b", V: 2, EditedAt: "2026-11-02T09:00:00.045Z"}.String())
+		}, want: []string{MsgEditVInc}},
 		{name: "an edit answered the old text: the answer is the edit's breach, the reads that follow are right", run: func(h *hist) {
 			h.ex(0, 10, 0, "POST", r1, 200, `{"text":"a"}`, M{ID: "m1", Text: "a"}.String())
 			h.ex(20, 30, 0, "PUT", r1+"/m1", 200, `{"text":"b"}`, M{ID: "m1", Text: "a", V: 2}.String())

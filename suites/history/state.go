@@ -604,7 +604,11 @@ func (st *state) versionSeen(m *msgState, mf *msgFact, id int32, get bool) {
 			differ = append(differ, "editedAt")
 		}
 		if len(differ) > 0 {
-			st.versionDiffers(m, ver, mf, id, join(differ))
+			// Only a text or html that differs can be an edit's doing (or a
+			// second edit that answered the same v): the same text with
+			// other metadata or editedAt is no edit's.
+			textual := slices.Contains(differ, "text") || slices.Contains(differ, "html")
+			st.versionDiffers(m, ver, mf, id, join(differ), textual)
 		}
 	}
 	if !ver.hasText && mf.hasText {
@@ -682,7 +686,7 @@ func editedText(m *msgState, mf *msgFact, anyV bool) *editRec {
 //     (MSG-EDIT-PERSISTED), or, when the edit's answer did not carry the
 //     text asked for (MSG-EDIT, reported by editAnswer), the edit's answer
 //     was the wrong one and nothing more is said.
-func (st *state) versionDiffers(m *msgState, ver *verState, mf *msgFact, id int32, differ string) {
+func (st *state) versionDiffers(m *msgState, ver *verState, mf *msgFact, id int32, differ string, textual bool) {
 	edit := func(x int32) bool {
 		e := &st.ex[x]
 		return e.op == opEdit && e.status/100 == 2 && e.msg >= 0 && st.msgs[e.msg].id == m.id
@@ -690,12 +694,17 @@ func (st *state) versionDiffers(m *msgState, ver *verState, mf *msgFact, id int3
 	answeredBefore := slices.ContainsFunc(m.edits, func(ed editRec) bool { return ed.hasV && ed.v == mf.v && ed.ex != ver.first })
 	moved := editedText(m, mf, false) // an edit's text, shown under another v than the edit answered
 	switch {
+	case !textual && !answeredBefore: // the same text and html, and no second edit of that v: no edit's doing
+		if st.once(m, MsgStable) {
+			st.found.add(MsgStable, []int32{ver.first, id}, "Message %s has v %d in %s and in %s, but its %s differ; only an edit changes them, and an edit raises v.",
+				quote(m.id), mf.v, st.desc(ver.first), st.desc(id), differ)
+		}
 	case moved != nil && !edit(id):
 		if st.once(m, MsgEditVInc) {
 			st.found.add(MsgEditVInc, []int32{moved.ex, id}, "The edit %s answered message %s with v %d, yet %s gives its text under v %d: the v of an edit is kept with what it wrote.",
 				st.desc(moved.ex), quote(m.id), moved.v, st.desc(id), mf.v)
 		}
-	case edit(id) || answeredBefore && !edit(ver.first):
+	case edit(id) || answeredBefore && (!edit(ver.first) || !textual):
 		by := id
 		if !edit(id) {
 			for _, ed := range m.edits {
