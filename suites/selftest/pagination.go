@@ -134,7 +134,10 @@ func paginationFaults() []Fault {
 		ByClass.fault("PAGE-AFTERID/intermittent", "one request in three answers the messages before afterId", everyNth(3, "listMessages", swapParam("afterId", "beforeId"))),
 
 		ByClass.fault("PAGE-AROUNDID/ignores-input", "aroundId is ignored: the newest page comes back", dropParam("aroundId")),
-		BlindRound1.fault("PAGE-AROUNDID/ignores-input#2", "aroundId ignores limit and answers 100 messages",
+		// Declared first under PAGE-AROUNDID; a window of 100 messages around
+		// the anchor keeps that statement, and a page longer than its limit
+		// breaks PAGE-LIMIT's, which is where the checks file it.
+		BlindRound1.fault("PAGE-LIMIT/ignores-input#7", "aroundId ignores limit and answers 100 messages",
 			onRequest("listMessages", func(c *call) {
 				if c.query().Get("aroundId") != "" {
 					setParam(c, "limit", "100")
