@@ -202,7 +202,7 @@ func (e *Env) step(req string, f func()) {
 		// req its own checks passed (one answer in N fell here).
 		defer func() {
 			if r := recover(); r != nil {
-				if *e.blocker == req {
+				if *e.blocker == req && !e.noAnswer() {
 					e.noteSoft(req, "a step of "+req+" failed in a check it blocks",
 						fmt.Sprintf("a step exercising %s failed in the check %q, which it blocks; that check's failure shows the exchange", req, CurrentSpecReport().FullText()))
 				}
@@ -306,6 +306,22 @@ func (e *Env) noteBlocker() {
 	case *e.judging != "":
 		AddReportEntry(EntryFailed, *e.judging)
 	}
+}
+
+// noAnswer reports whether the check is failing for want of an answer
+// (no answer, the target kept refusing with 429 or 503, the check's time
+// ran out or the run was stopped): nothing the server answered is against
+// any requirement then.
+func (e *Env) noAnswer() bool {
+	if e.ctx != nil && e.ctx.Err() != nil {
+		return true
+	}
+	for _, entry := range CurrentSpecReport().ReportEntries {
+		if entry.Name == EntryError || entry.Name == EntryInconclusive {
+			return true
+		}
+	}
+	return false
 }
 
 // transportFailure ends the check with an ERROR (or INCONCLUSIVE) outcome:
