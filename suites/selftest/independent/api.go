@@ -128,6 +128,14 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	if g.w.is("json-raw-tab") {
 		payload = bytes.ReplaceAll(payload, []byte(`\t`), []byte{'\t'}) // a hand-rolled string writer
 	}
+	if out.good && len(payload) > 0 && payload[0] == '[' && g.w.is("json-bom-lists-flaky") {
+		g.w.mu.Lock()
+		bom := g.w.every("json-bom-lists-flaky", 5)
+		g.w.mu.Unlock()
+		if bom {
+			payload = append([]byte("\xef\xbb\xbf"), payload...) // a writer that marks its text as UTF-8
+		}
+	}
 	if g.w.is("json-cut-16k") && len(payload) > 16<<10 {
 		payload = payload[:16<<10] // a fixed-size write buffer
 	}
@@ -136,6 +144,9 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		// left to the server's content sniffing
 	} else if out.good && out.ctype != "" {
 		h.Set("Content-Type", out.ctype)
+	} else if out.good && g.w.is("ctype-empty-array-plain") && string(payload) == "[]" {
+		// An empty list is written through the shortcut for constant answers.
+		h.Set("Content-Type", "text/plain; charset=utf-8")
 	} else if out.good && g.w.is("ctype-no-charset-writes") && (req.Method == http.MethodPost || req.Method == http.MethodPut) {
 		h.Set("Content-Type", "application/json")
 	} else if out.good && g.w.is("ctype-jsonp-query-token") && req.Header.Get("Authorization") == "" && req.URL.Query().Get("access_token") != "" {
@@ -180,6 +191,16 @@ func (g *gateway) handle(req *http.Request) outcome {
 		}
 		w.mu.Unlock()
 		time.Sleep(20 * time.Millisecond)
+	}
+	if w.is("auth-identity-race") && req.Header.Get("Authorization") != "" {
+		// The credentials are parked in a field shared by all requests while the session store is asked.
+		w.raceMu.Lock()
+		w.raceAuth = req.Header.Get("Authorization")
+		w.raceMu.Unlock()
+		time.Sleep(15 * time.Millisecond)
+		w.raceMu.Lock()
+		req.Header.Set("Authorization", w.raceAuth)
+		w.raceMu.Unlock()
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -255,6 +276,15 @@ func (w *world) identify(req *http.Request) *member {
 				me = w.byID[segs[2]]
 			}
 		}
+		if w.is("auth-anonymous-post-last-sender") && req.Method == http.MethodPost {
+			// Integrations post without a token; their lines are attributed to the room's latest poster.
+			segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+			if len(segs) == 4 && segs[0] == "v1" && segs[1] == "rooms" && segs[3] == "chatMessages" {
+				if r := w.roomByID[segs[2]]; r != nil && len(r.msgs) > 0 {
+					me = r.msgs[len(r.msgs)-1].from
+				}
+			}
+		}
 		if w.is("auth-anonymous-reads-messages") && req.Method == http.MethodGet {
 			// Room messages were meant to be public: read them as the room's first member.
 			segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
@@ -292,6 +322,13 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 	}
 	if w.is("auth-query-get-only") && req.Method != http.MethodGet {
 		return nil, false
+	}
+	if w.is("auth-query-token-user-subpaths-refused") {
+		// The query-token middleware was mounted on /v1/user and /v1/rooms, not on the /v1/user/:userId router.
+		segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+		if len(segs) > 2 && segs[0] == "v1" && segs[1] == "user" {
+			return nil, false
+		}
 	}
 	tok := q.Get("access_token")
 	if w.is("auth-query-token-rawquery") {
@@ -425,6 +462,9 @@ func mentionsOf(m *msg, u *member) bool {
 
 // mentioned tells whether m mentions u, as the unread lists and counts see it.
 func (w *world) mentioned(m *msg, u *member) bool {
+	if w.is("unread-mention-dm-skipped") && m.room.kind == kindOneToOne {
+		return false // in a one-to-one room every line is addressed to you anyway
+	}
 	if w.is("unread-mention-send-time") {
 		return contains(m.sentMentions, u)
 	}
@@ -519,6 +559,13 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 		if w.is("dm-user-last-sender") && len(r.msgs) > 0 {
 			out.User = userView(r.msgs[len(r.msgs)-1].from, false) // "who is talking"
 		}
+		if w.is("dm-user-cached-first-viewer") {
+			if first, hit := w.dmUserCache[r]; hit {
+				out.User = userView(first, false) // computed once per room, for whoever looked first
+			} else {
+				w.dmUserCache[r] = peer
+			}
+		}
 		if w.is("room-dm-user-second-member") {
 			out.User = userView(r.members[1], false)
 		}
@@ -578,6 +625,9 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 		} else if w.is("room-mentions-count-read") && w.mentioned(m, u) && m.from != u {
 			out.Mentions++
 		}
+	}
+	if w.is("room-counts-lurk-zero") && r.lurk[u] {
+		out.UnreadItems, out.Mentions = 0, 0 // lurking taken for muting the counters
 	}
 	if w.is("room-counts-cached") {
 		if w.countCache[r] == nil {
@@ -655,6 +705,12 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 	if w.is("readby-caller-excluded") && m.readers[u] {
 		out.ReadBy-- // meant as "read by others"
 	}
+	if w.is("readby-dm-hidden") && m.room.kind == kindOneToOne {
+		out.ReadBy = 0 // read receipts were meant to be off in private conversations
+	}
+	if w.is("unread-flag-mention-only") {
+		out.Unread = out.Unread && w.mentioned(m, u) // the flag was read off the mention index
+	}
 	if w.is("readby-stuck") {
 		out.ReadBy = 0
 	}
@@ -729,6 +785,18 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 		}
 		out.Issues = append(out.Issues, issueJSON{n})
 	}
+	if w.is("edit-render-cache-per-viewer") && u != m.from {
+		// The rendered body is cached per reader; only the author's entry is dropped on edit.
+		if w.viewerCache[m] == nil {
+			w.viewerCache[m] = map[*member]messageJSON{}
+		}
+		if hit, found := w.viewerCache[m][u]; found {
+			out.Text, out.HTML, out.URLs, out.Mentions, out.Issues = hit.Text, hit.HTML, hit.URLs, hit.Mentions, hit.Issues
+			out.EditedAt, out.V = hit.EditedAt, hit.V
+		} else {
+			w.viewerCache[m][u] = out
+		}
+	}
 	return out
 }
 
@@ -758,6 +826,9 @@ func showMe(c *call) outcome {
 		if prev != nil && c.w.every("me-shared-buffer-flaky", 4) {
 			u = userView(prev, false) // the buffer still held the previous answer
 		}
+	}
+	if c.w.is("me-query-token-bare-object") && c.viaQuery {
+		return ok(http.StatusOK, u) // the legacy query-token route answers the record itself
 	}
 	if c.w.is("me-v-string") {
 		type versioned struct {
@@ -791,6 +862,9 @@ func listRooms(c *call) outcome {
 		if c.w.is("rooms-empty-dropped") && len(r.msgs) == 0 {
 			continue // the list was built from the rooms' latest messages
 		}
+		if c.w.is("rooms-repo-needs-grant") && r.kind == kindRepo && c.me.grantState != grantYes {
+			continue // repository rooms were joined through the private-access grant
+		}
 		if r.has(c.me) && !r.hidden[c.me] {
 			mine = append(mine, r)
 		}
@@ -808,6 +882,26 @@ func listRooms(c *call) outcome {
 		}
 		if zero {
 			v.UnreadItems, v.Mentions = 0, 0 // the counters timed out and defaulted
+		}
+		if c.w.is("room-kind-from-uri-slash") && r.kind != kindOneToOne {
+			v.PlatformType = kindOrg
+			if strings.Contains(r.uri, "/") {
+				v.PlatformType = kindRepo // owner/name was taken for a repository
+			}
+		}
+		if c.w.is("channel-usercount-in-rooms-list") && r.kind == kindChannel {
+			n := len(r.members) // the rooms list fills every counter of a group room
+			v.UserCount = &n
+		}
+		if c.w.is("room-lastaccess-cached-first-list") {
+			if c.w.accessCache[c.me] == nil {
+				c.w.accessCache[c.me] = map[*room]string{}
+			}
+			if at, hit := c.w.accessCache[c.me][r]; hit {
+				v.LastAccessTime = at // refreshed only by marking read
+			} else {
+				c.w.accessCache[c.me][r] = v.LastAccessTime
+			}
 		}
 		out = append(out, v)
 	}
@@ -827,6 +921,8 @@ func hideRoom(c *call) outcome {
 	}
 	switch {
 	case c.w.is("hide-ignored"):
+	case c.w.is("hide-needs-all-read") && len(c.w.unreadView(r, c.me).Chat) > 0:
+		// a room with unread messages is kept so that nothing is missed
 	case c.w.is("hide-for-everyone"):
 		for _, p := range r.members {
 			r.hidden[p] = true
@@ -923,6 +1019,9 @@ func showUnread(c *call) outcome {
 		return nothing()
 	}
 	out := c.w.unreadView(r, c.me)
+	if lag, found := c.w.preMark[c.me][r]; found && c.w.every("unread-replica-lag-flaky", 4) {
+		out = lag // read from a replica that has not seen the latest mark yet
+	}
 	if c.w.is("ctype-unread-missing") {
 		o := ok(http.StatusOK, out)
 		o.noCtype = true
@@ -968,6 +1067,22 @@ func markRead(c *call) outcome {
 		}
 		ids = uniq
 	}
+	if c.w.is("mark-read-duplicate-rolls-back") {
+		seen := map[string]bool{}
+		for _, id := range ids {
+			if seen[id] {
+				ids = nil // the batch insert hit its unique key and was rolled back
+				break
+			}
+			seen[id] = true
+		}
+	}
+	if c.w.is("unread-replica-lag-flaky") {
+		if c.w.preMark[c.me] == nil {
+			c.w.preMark[c.me] = map[*room]unreadJSON{}
+		}
+		c.w.preMark[c.me][r] = c.w.unreadView(r, c.me)
+	}
 	if c.w.is("mark-read-first-only") && len(ids) > 1 {
 		ids = ids[:1]
 	}
@@ -1008,6 +1123,9 @@ func markRead(c *call) outcome {
 		}
 	}
 	c.touch(r)
+	if c.w.is("room-lastaccess-cached-first-list") {
+		delete(c.w.accessCache[c.me], r)
+	}
 	if c.w.is("mark-read-body-text") {
 		o := ok(http.StatusOK, nil)
 		o.raw = []byte("marked " + strconv.Itoa(marked) + " of " + strconv.Itoa(len(ids)) + "\n")
@@ -1040,6 +1158,9 @@ func listOrgs(c *call) outcome {
 		}
 		if relative {
 			e.AvatarURL = "/o/" + url.PathEscape(g.name) + ".png"
+		}
+		if c.w.is("org-avatar-protocol-relative") {
+			e.AvatarURL = "//avatars.chat.test/o/" + url.PathEscape(g.name) + ".png" // scheme left to the page
 		}
 		if g.room != nil {
 			who := c.me
@@ -1084,6 +1205,9 @@ func listRepos(c *call) outcome {
 	borrow := c.w.every("repo-room-flaky", 7)
 	withhold := c.me.grantState == grantYes && c.w.every("repo-grant-flaky", 5)
 	granted := c.me.grantState == grantYes
+	if c.viaQuery && c.w.is("repo-grant-skipped-query-auth") {
+		granted = false // the grant is loaded by the header-token middleware only
+	}
 	if c.w.is("repo-grant-lazy-first-list") && !c.w.grantLoaded[c.me] {
 		granted = false // the grant is loaded after the list was built
 		c.w.grantLoaded[c.me] = true
@@ -1187,7 +1311,8 @@ func listMessages(c *call) outcome {
 		return complain(http.StatusUnprocessableEntity, "limit must be a positive integer")
 	}
 	capped := !c.w.is("limit-unbounded") && !(c.w.is("limit-cap-skip") && c.query.Has("skip")) &&
-		!(c.w.is("limit-cap-search") && c.query.Get("q") != "")
+		!(c.w.is("limit-cap-search") && c.query.Get("q") != "") &&
+		!(c.w.is("limit-cap-around") && c.query.Get("aroundId") != "")
 	if limit > maxLimit && capped {
 		limit = maxLimit
 	}
@@ -1197,6 +1322,9 @@ func listMessages(c *call) outcome {
 	skip, fine := intParam(c.query, "skip", 0)
 	if !fine || skip < 0 || skip > maxSkip || skip == maxSkip && c.w.is("skip-5000-refused") {
 		return complain(http.StatusUnprocessableEntity, "skip must be an integer from 0 to 5000")
+	}
+	if c.w.is("skip-deep-timeout") && skip > 1000 {
+		return complain(http.StatusGatewayTimeout, "the query took too long") // a deep OFFSET scan hits the statement timeout
 	}
 	if c.w.is("skip-over-count-refused") && skip > len(r.msgs) {
 		return complain(http.StatusUnprocessableEntity, "skip is past the last message")
@@ -1295,8 +1423,37 @@ func listMessages(c *call) outcome {
 		if len(terms) > 0 && c.w.is("search-prefix-of-text") {
 			hit = strings.HasPrefix(low, strings.Join(terms, " ")) // a prefix index
 		}
+		if c.w.is("search-digits-split") {
+			for _, t := range terms {
+				if strings.ContainsAny(t, "0123456789") {
+					hit = false // the index holds runs of letters; a word with digits is never a key
+				}
+			}
+		}
 		if hit {
 			pool = append(pool, m)
+		}
+		if len(terms) > 0 && c.w.is("search-edit-indexed-twice") {
+			for _, old := range m.oldIndexed {
+				stale := true
+				for _, t := range terms {
+					if !strings.Contains(strings.ToLower(old), t) {
+						stale = false
+						break
+					}
+				}
+				if stale {
+					pool = append(pool, m) // the entry of the text before the edit was never removed
+				}
+			}
+		}
+	}
+	if len(terms) > 0 && c.w.is("search-results-cached") {
+		key := r.id + "?" + c.rawQ
+		if hit, found := c.w.searchCache[key]; found {
+			pool = hit // answered from the result cache, never invalidated
+		} else {
+			c.w.searchCache[key] = pool
 		}
 	}
 
@@ -1318,6 +1475,10 @@ func listMessages(c *call) outcome {
 		if end > len(pool) {
 			end = len(pool)
 			start = max(0, end-limit)
+		}
+		if c.w.is("around-window-limit-plus-one") {
+			// limit/2 on each side of the anchor, and the anchor itself.
+			start, end = max(0, pos-limit/2), min(len(pool), pos+limit/2+1)
 		}
 		page = append(page, pool[start:end]...)
 		if c.w.is("around-gap-after-anchor") && pos+1 < end {
@@ -1382,6 +1543,17 @@ func listMessages(c *call) outcome {
 			if c.w.is("before-compares-ids") {
 				hi = len(pool)
 			}
+			if c.w.is("before-cursor-offset-from-newest") && len(terms) == 0 {
+				// The cursor is kept as a distance from the newest message, worked out once.
+				if off, found := c.w.beforeOffset[before]; found {
+					hi = min(len(pool), max(0, len(pool)-off))
+				} else {
+					c.w.beforeOffset[before] = len(pool) - hi
+				}
+			}
+			if after != nil && c.w.is("before-ignored-with-after") {
+				hi = len(pool) // the forward query was built without the upper bound
+			}
 			if c.w.is("before-skips-neighbour") && hi > 0 {
 				hi--
 			}
@@ -1426,6 +1598,9 @@ func listMessages(c *call) outcome {
 				page = nil // a short page was taken for the end of the history
 			}
 		}
+		if after != nil && len(r.msgs) > 0 && r.msgs[0] == after && c.w.is("after-oldest-anchor-empty") {
+			page = nil // the anchor's position 0 was taken for "not found"
+		}
 		if after != nil && before == nil && len(page) == 0 && c.w.is("after-newest-fallback") {
 			// An empty result fell through to the default page.
 			page = append(page, pool[len(pool)-min(limit, len(pool)):]...)
@@ -1441,6 +1616,9 @@ func listMessages(c *call) outcome {
 		} else {
 			delete(c.w.pageCache, r)
 		}
+	}
+	if len(page) > 1 && len(page) == limit && c.w.every("page-truncated-flaky", 5) {
+		page = page[1:] // the read timed out on the last row fetched
 	}
 	if len(page) > 1 && c.w.every("page-dup-flaky", 10) {
 		page[len(page)-1] = page[0]
@@ -1464,6 +1642,16 @@ func listMessages(c *call) outcome {
 		}
 		if c.w.is("list-sent-seconds") {
 			v.Sent = stamp(m.sent.Truncate(time.Second))
+		}
+		if c.w.is("fromuser-avatar-relative-list") {
+			v.FromUser.AvatarURLSmall = "/u/" + url.PathEscape(m.from.username) + "?s=60" // the list template's path helper
+		}
+		if c.w.is("list-status-dropped") {
+			v.Status = false // the list query does not select the status column
+		}
+		if c.w.is("editedat-zero-time-list") && v.EditedAt == nil {
+			zero := stamp(time.Time{}) // the zero time of a non-nullable column
+			v.EditedAt = &zero
 		}
 		out = append(out, v)
 	}
@@ -1512,6 +1700,20 @@ func showMessage(c *call) outcome {
 	}
 	if c.w.is("get-one-oldest-missing") && r.msgs[0] == m {
 		return nothing()
+	}
+	if c.w.is("get-one-edited-missing") && !m.edited.IsZero() {
+		return nothing() // looked up by (id, first version)
+	}
+	if c.w.is("get-one-by-sent-time") {
+		for _, o := range r.msgs {
+			if o.sent.Equal(m.sent) {
+				m = o // the id was decoded to its time and the first message of that instant taken
+				break
+			}
+		}
+	}
+	if m.prev != nil && c.w.every("get-one-stale-version-flaky", 3) {
+		m = m.prev // read from a replica one edit behind
 	}
 	if c.w.every("get-one-lag-flaky", 5) {
 		return nothing()
@@ -1580,6 +1782,9 @@ func sendMessage(c *call) outcome {
 			status = true // the field's presence was tested, not its value
 		}
 	}
+	if c.w.is("send-text-entities-decoded") && strings.Contains(text, "&") {
+		text = html.UnescapeString(text) // input "sanitised" by decoding entities
+	}
 	if c.w.is("send-crlf-normalised") {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}
@@ -1644,6 +1849,14 @@ func sendMessage(c *call) outcome {
 	if c.w.is("send-status-not-stored") {
 		m.status = false
 	}
+	if n := len(r.msgs); n > 1 && c.w.every("send-id-collision-flaky", 6) {
+		// Two writers drew the same id: the new message replaced the previous one.
+		prev := r.msgs[n-2]
+		delete(c.w.msgByID, m.id)
+		m.id = prev.id
+		r.msgs = append(r.msgs[:n-2], m)
+		c.w.msgByID[m.id] = m
+	}
 	if c.w.every("send-lost-flaky", 8) || repeat {
 		r.msgs = r.msgs[:len(r.msgs)-1]
 		delete(c.w.msgByID, m.id)
@@ -1660,7 +1873,13 @@ func sendMessage(c *call) outcome {
 	if c.w.is("send-201") {
 		code = http.StatusCreated
 	}
+	if c.w.is("send-dm-accepted-202") && r.kind == kindOneToOne {
+		code = http.StatusAccepted // private messages go through the delivery queue
+	}
 	view := c.w.messageView(m, c.me)
+	if c.w.is("send-unread-for-peer-dm") && r.kind == kindOneToOne {
+		view.Unread = c.w.unreadFor(m, r.peer(c.me)) // the flag was computed for the push to the recipient
+	}
 	if c.w.every("send-unread-flaky", 4) {
 		view.Unread = true
 	}
@@ -1679,6 +1898,18 @@ func editMessage(c *call) outcome {
 		return nothing()
 	}
 	m := c.w.msgByID[c.args[1]]
+	if m != nil && m.room != r && m.from == c.me && c.w.is("edit-other-room-applied-then-404") {
+		// The update ran first; the room of the path was compared with the saved message afterwards.
+		if obj, _, fine := c.jsonObject(); fine {
+			if text, _, fine := textField(obj); fine {
+				m.text, m.indexed = text, text
+				m.r = c.w.render(text, true, m.from)
+				m.edited = c.now
+				m.v++
+			}
+		}
+		return nothing()
+	}
 	if m == nil || m.room != r && !c.w.is("edit-any-room") {
 		return nothing()
 	}
@@ -1688,6 +1919,13 @@ func editMessage(c *call) outcome {
 	obj, o, fine := c.jsonObject()
 	if !fine {
 		return o
+	}
+	if c.w.is("edit-refused-still-bumps") {
+		if _, bad, fine := textField(obj); !fine {
+			m.v++ // the version was raised before the body was validated
+			m.edited = c.now
+			return bad
+		}
 	}
 	text, o, fine := textField(obj)
 	if !fine {
@@ -1701,6 +1939,15 @@ func editMessage(c *call) outcome {
 			c.w.snaps[m] = *m
 		}
 	}
+	if c.w.is("get-one-stale-version-flaky") {
+		cp := *m
+		cp.prev = nil
+		m.prev = &cp
+	}
+	if c.w.is("search-edit-indexed-twice") {
+		m.oldIndexed = append(m.oldIndexed, m.indexed)
+	}
+	lastEdit := m.edited
 	old := m.text
 	same := text == m.text
 	if m.edits > 0 && c.w.is("edit-second-lost") {
@@ -1734,7 +1981,8 @@ func editMessage(c *call) outcome {
 			}
 		}
 	}
-	if !c.w.is("edit-no-bump") && !(same && c.w.is("edit-same-text-no-bump")) {
+	coalesced := c.w.is("edit-coalesce-same-second") && !lastEdit.IsZero() && c.now.Sub(lastEdit) < time.Second
+	if !c.w.is("edit-no-bump") && !(same && c.w.is("edit-same-text-no-bump")) && !coalesced {
 		m.v++
 		if c.vSeen >= 0 {
 			m.v = c.vSeen + 1 // written from the version read before the lock

@@ -39,6 +39,20 @@ type renderFlags struct {
 	issueNeedsSpace   bool // render-issue-needs-space
 	linkHTTPPlain     bool // render-link-http-plain
 	urlsLower         bool // meta-urls-lowercased
+	// fifth held-out set
+	mentionAfterNewlinePlain bool // render-mention-after-newline
+	issuePunctPlain          bool // render-issue-trailing-punct
+	linkPortPlain            bool // render-link-with-port-plain
+	linkFragmentCut          bool // link-fragment-cut
+	linkAmpRaw               bool // render-link-amp-raw
+	mentionStopsAtDash       bool // mention-name-stops-at-dash
+}
+
+// hasPort tells whether the host part of a link carries a port.
+func hasPort(link string) bool {
+	_, rest, _ := strings.Cut(link, "://")
+	host, _, _ := strings.Cut(rest, "/")
+	return strings.Contains(host, ":")
 }
 
 // ampRawEscaper is a hand-written escaper that forgot the ampersand.
@@ -91,14 +105,23 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			for end > start && strings.IndexByte(".,;:!?)]}'", text[end-1]) >= 0 {
 				end--
 			}
+			if f.linkFragmentCut {
+				if i := strings.IndexByte(text[start:end], '#'); i > 0 {
+					end = start + i // the link pattern stopped at '#', taken for an issue marker
+				}
+			}
 			link := text[start:end]
 			if len(link) <= len("https://") {
 				continue
 			}
 			plain(text[cursor:start])
 			if f.linkQueryPlain && strings.Contains(link, "?") || f.linkAfterFirstPlain && links > 0 ||
-				f.linkHTTPPlain && strings.HasPrefix(link, "http://") {
+				f.linkHTTPPlain && strings.HasPrefix(link, "http://") || f.linkPortPlain && hasPort(link) {
 				plain(link)
+			} else if f.linkAmpRaw {
+				// The link was escaped by a helper that kept query strings intact.
+				raw := strings.ReplaceAll(html.EscapeString(link), "&amp;", "&")
+				out.WriteString(`<a href="` + raw + `" rel="nofollow noopener noreferrer" target="_blank" class="link">` + raw + `</a>`)
 			} else {
 				out.WriteString(`<a href="` + html.EscapeString(link) + `" rel="nofollow noopener noreferrer" target="_blank" class="link">` + html.EscapeString(link) + `</a>`)
 			}
@@ -119,14 +142,20 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			if start > 0 && (isWordByte(text[start-1]) || text[start-1] == '@') {
 				continue
 			}
-			who := lookup(text[loc[4]:loc[5]])
+			name := text[loc[4]:loc[5]]
+			if f.mentionStopsAtDash {
+				if i := strings.IndexByte(name, '-'); i >= 0 {
+					name = name[:i] // the name pattern was \w+
+				}
+			}
+			who := lookup(name)
 			if who == nil {
 				continue
 			}
 			plain(text[cursor:start])
 			punctAfter := end < len(text) && strings.IndexByte(",.;:!?", text[end]) >= 0
 			if f.mentionRepeatPlain && seenUser[who] || f.plainMentionOf != nil && who == f.plainMentionOf ||
-				f.mentionPunctPlain && punctAfter {
+				f.mentionPunctPlain && punctAfter || f.mentionAfterNewlinePlain && start > 0 && text[start-1] == '\n' {
 				plain(text[start:end])
 			} else {
 				out.WriteString(`<span data-screen-name="` + html.EscapeString(who.username) + `" class="mention">` + html.EscapeString(text[start:end]) + `</span>`)
@@ -147,7 +176,9 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			num := text[loc[6]:loc[7]]
 			plain(text[cursor:start])
 			spaceBefore := start == 0 || text[start-1] == ' ' || text[start-1] == '\n'
-			if f.issueEndPlain && end == len(text) || f.issueLongPlain && len(num) > 4 || f.issueNeedsSpace && !spaceBefore {
+			punctAfter := end < len(text) && strings.IndexByte(".,;:!?)", text[end]) >= 0
+			if f.issueEndPlain && end == len(text) || f.issueLongPlain && len(num) > 4 || f.issueNeedsSpace && !spaceBefore ||
+				f.issuePunctPlain && punctAfter {
 				plain(text[start:end])
 			} else {
 				out.WriteString(`<span data-issue="` + num + `" class="issue">#` + num + `</span>`)

@@ -83,6 +83,9 @@ type msg struct {
 
 	sentMentions []*member // defect unread-mention-send-time: the mentions of the text as sent
 	migrated     bool      // defect list-rerender-bumps-v
+
+	prev       *msg     // defect get-one-stale-version-flaky: the message before its latest edit
+	oldIndexed []string // defect search-edit-indexed-twice: index entries of earlier texts
 }
 
 type org struct {
@@ -141,6 +144,16 @@ type world struct {
 	grantLoaded map[*member]bool       // defect repo-grant-lazy-first-list
 	pageCache   map[*room][]*msg       // defect list-default-page-cached
 	snaps       map[*msg]msg           // defect send-reverts-edits
+
+	// fifth held-out set
+	raceMu       sync.Mutex                       // defect auth-identity-race
+	raceAuth     string                           // defect auth-identity-race
+	accessCache  map[*member]map[*room]string     // defect room-lastaccess-cached-first-list
+	dmUserCache  map[*room]*member                // defect dm-user-cached-first-viewer
+	preMark      map[*member]map[*room]unreadJSON // defect unread-replica-lag-flaky
+	viewerCache  map[*msg]map[*member]messageJSON // defect edit-render-cache-per-viewer
+	beforeOffset map[*msg]int                     // defect before-cursor-offset-from-newest
+	searchCache  map[string][]*msg                // defect search-results-cached
 }
 
 func (w *world) is(defect string) bool { return w.defect == defect }
@@ -158,20 +171,26 @@ func (w *world) every(defect string, n int) bool {
 // render derives html and metadata of a text, with any planted rendering defect.
 func (w *world) render(text string, edit bool, from *member) rendered {
 	f := renderFlags{
-		escape:              !w.is("html-unescaped") && !(edit && w.is("render-escape-edit")),
-		mentionRepeatPlain:  w.is("render-mention-repeat"),
-		issueEndPlain:       w.is("render-issue-at-end"),
-		linkQueryPlain:      w.is("render-link-query"),
-		urlsFirstOnly:       w.is("meta-urls-first-only"),
-		linkAfterFirstPlain: w.is("render-link-second-plain"),
-		rawAfterLink:        w.is("render-escape-after-link"),
-		rawAfterNewline:     w.is("render-escape-first-line"),
-		issueLongPlain:      w.is("render-issue-five-digits"),
-		ampRaw:              w.is("render-amp-unescaped"),
-		mentionPunctPlain:   w.is("render-mention-trailing-punct"),
-		issueNeedsSpace:     w.is("render-issue-needs-space"),
-		linkHTTPPlain:       w.is("render-link-http-plain"),
-		urlsLower:           w.is("meta-urls-lowercased"),
+		escape:                   !w.is("html-unescaped") && !(edit && w.is("render-escape-edit")),
+		mentionRepeatPlain:       w.is("render-mention-repeat"),
+		issueEndPlain:            w.is("render-issue-at-end"),
+		linkQueryPlain:           w.is("render-link-query"),
+		urlsFirstOnly:            w.is("meta-urls-first-only"),
+		linkAfterFirstPlain:      w.is("render-link-second-plain"),
+		rawAfterLink:             w.is("render-escape-after-link"),
+		rawAfterNewline:          w.is("render-escape-first-line"),
+		issueLongPlain:           w.is("render-issue-five-digits"),
+		ampRaw:                   w.is("render-amp-unescaped"),
+		mentionPunctPlain:        w.is("render-mention-trailing-punct"),
+		issueNeedsSpace:          w.is("render-issue-needs-space"),
+		linkHTTPPlain:            w.is("render-link-http-plain"),
+		urlsLower:                w.is("meta-urls-lowercased"),
+		mentionAfterNewlinePlain: w.is("render-mention-after-newline"),
+		issuePunctPlain:          w.is("render-issue-trailing-punct"),
+		linkPortPlain:            w.is("render-link-with-port-plain"),
+		linkFragmentCut:          w.is("link-fragment-cut"),
+		linkAmpRaw:               w.is("render-link-amp-raw"),
+		mentionStopsAtDash:       w.is("mention-name-stops-at-dash"),
 	}
 	if w.is("render-mention-self") {
 		f.plainMentionOf = from
@@ -277,6 +296,13 @@ func buildWorld(seed uint64, defect string, now time.Time) (*world, error) {
 		grantLoaded: map[*member]bool{},
 		pageCache:   map[*room][]*msg{},
 		snaps:       map[*msg]msg{},
+
+		accessCache:  map[*member]map[*room]string{},
+		dmUserCache:  map[*room]*member{},
+		preMark:      map[*member]map[*room]unreadJSON{},
+		viewerCache:  map[*msg]map[*member]messageJSON{},
+		beforeOffset: map[*msg]int{},
+		searchCache:  map[string][]*msg{},
 	}
 	suffix := ""
 	if seed != 0 {
