@@ -105,11 +105,15 @@ const (
 	// independent.HeldOut4), after the fourth round of the model's class
 	// rules, and measured before any check was changed for it.
 	HeldOut4 Origin = "held-out-4"
+	// HeldOut5 is a fifth set written blind the same way (see
+	// independent.HeldOut5), after the fifth round: measured before any
+	// check was changed for it.
+	HeldOut5 Origin = "held-out-5"
 )
 
 // Origins lists the origins in the order they were written.
 func Origins() []Origin {
-	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut, HeldOut2, HeldOut3, HeldOut4}
+	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut, HeldOut2, HeldOut3, HeldOut4, HeldOut5}
 }
 
 // Fault is a planted defect: a decorator around the unmodified reference
@@ -176,7 +180,8 @@ func Faults() []Fault {
 		heldOutTransportFaults(), heldOutUserFaults(), heldOutRoomsFaults(), heldOutUnreadFaults(), heldOutMessagesFaults(),
 		heldOutRenderingFaults(), heldOutPaginationFaults(), heldOutSearchFaults(),
 		heldOut2MessagesFaults(), heldOut2PaginationFaults(), heldOut2RenderingFaults(), heldOut2RoomsFaults(), heldOut2SearchFaults(), heldOut2TransportFaults(), heldOut2UnreadFaults(), heldOut2UserFaults(),
-		heldOut3MessagesFaults(), heldOut3PaginationFaults(), heldOut3RenderingFaults(), heldOut3RoomsFaults(), heldOut3SearchFaults(), heldOut3TransportFaults(), heldOut3UnreadFaults(), heldOut3UserFaults(), heldOut4MessagesFaults(), heldOut4PaginationFaults(), heldOut4RenderingFaults(), heldOut4RoomsFaults(), heldOut4SearchFaults(), heldOut4TransportFaults(), heldOut4UnreadFaults(), heldOut4UserFaults())
+		heldOut3MessagesFaults(), heldOut3PaginationFaults(), heldOut3RenderingFaults(), heldOut3RoomsFaults(), heldOut3SearchFaults(), heldOut3TransportFaults(), heldOut3UnreadFaults(), heldOut3UserFaults(), heldOut4MessagesFaults(), heldOut4PaginationFaults(), heldOut4RenderingFaults(), heldOut4RoomsFaults(), heldOut4SearchFaults(), heldOut4TransportFaults(), heldOut4UnreadFaults(), heldOut4UserFaults(),
+		heldOut5MessagesFaults(), heldOut5PaginationFaults(), heldOut5RenderingFaults(), heldOut5RoomsFaults(), heldOut5SearchFaults(), heldOut5TransportFaults(), heldOut5UnreadFaults(), heldOut5UserFaults())
 	for i := range all {
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])

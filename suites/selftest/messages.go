@@ -1065,3 +1065,23 @@ func heldOut4MessagesFaults() []Fault {
 		HeldOut4.fault("MSG-TEXT-REQUIRED/ignores-input#4", heldOut4What("edit-missing-text-blank")).inIndependent("edit-missing-text-blank"),
 	}
 }
+
+// heldOut5MessagesFaults are the defects of the fifth held-out set (independent.HeldOut5)
+// whose requirements belong to this file (see heldOut5What).
+func heldOut5MessagesFaults() []Fault {
+	return []Fault{
+		HeldOut5.fault("MSG-EDIT-PERSISTED/intermittent#2", heldOut5What("get-one-stale-version-flaky")).inIndependent("get-one-stale-version-flaky"),
+		HeldOut5.fault("MSG-EDIT-PERSISTED/stale-derived#4", heldOut5What("edit-render-cache-per-viewer")).inIndependent("edit-render-cache-per-viewer"),
+		HeldOut5.fault("MSG-EDIT-V-INC/ignores-input#2", heldOut5What("edit-coalesce-same-second")).inIndependent("edit-coalesce-same-second"),
+		HeldOut5.fault("MSG-GET-ONE/not-stored#3", heldOut5What("get-one-edited-missing")).inIndependent("get-one-edited-missing"),
+		HeldOut5.fault("MSG-GET-ONE/wrong-subject#3", heldOut5What("get-one-by-sent-time")).inIndependent("get-one-by-sent-time"),
+		HeldOut5.fault("MSG-ROOM-SCOPE/collateral", heldOut5What("edit-other-room-applied-then-404")).inIndependent("edit-other-room-applied-then-404"),
+		HeldOut5.fault("MSG-SEND-200/shape#6", heldOut5What("send-dm-accepted-202")).inIndependent("send-dm-accepted-202"),
+		HeldOut5.fault("MSG-SEND-DEFAULTS/shape#7", heldOut5What("send-unread-for-peer-dm")).inIndependent("send-unread-for-peer-dm"),
+		HeldOut5.fault("MSG-SEND-EDITEDAT-NULL/shape#6", heldOut5What("editedat-zero-time-list")).inIndependent("editedat-zero-time-list"),
+		HeldOut5.fault("MSG-SEND-STATUS/not-stored#3", heldOut5What("list-status-dropped")).inIndependent("list-status-dropped"),
+		HeldOut5.fault("MSG-SEND-STORED/intermittent#4", heldOut5What("send-id-collision-flaky")).inIndependent("send-id-collision-flaky"),
+		HeldOut5.fault("MSG-SEND-TEXT/not-stored#11", heldOut5What("send-text-entities-decoded")).inIndependent("send-text-entities-decoded"),
+		HeldOut5.fault("MSG-TEXT-REQUIRED/collateral", heldOut5What("edit-refused-still-bumps")).inIndependent("edit-refused-still-bumps"),
+	}
+}

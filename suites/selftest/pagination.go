@@ -760,3 +760,18 @@ func heldOut4PaginationFaults() []Fault {
 		HeldOut4.fault("PAGE-UNIQUE/shape#3", heldOut4What("search-terms-union-dup")).inIndependent("search-terms-union-dup"),
 	}
 }
+
+// heldOut5PaginationFaults are the defects of the fifth held-out set (independent.HeldOut5)
+// whose requirements belong to this file (see heldOut5What).
+func heldOut5PaginationFaults() []Fault {
+	return []Fault{
+		HeldOut5.fault("LIMIT-CAP/ignores-input#9", heldOut5What("limit-cap-around")).inIndependent("limit-cap-around"),
+		HeldOut5.fault("LIMIT-SKIP-5000/ignores-input#3", heldOut5What("skip-deep-timeout")).inIndependent("skip-deep-timeout"),
+		HeldOut5.fault("PAGE-AFTERID/ignores-input#6", heldOut5What("before-ignored-with-after")).inIndependent("before-ignored-with-after"),
+		HeldOut5.fault("PAGE-AFTERID/wrong-subject#7", heldOut5What("after-oldest-anchor-empty")).inIndependent("after-oldest-anchor-empty"),
+		HeldOut5.fault("PAGE-BEFOREID-WALK/intermittent#2", heldOut5What("page-truncated-flaky")).inIndependent("page-truncated-flaky"),
+		HeldOut5.fault("PAGE-BEFOREID/stale-derived", heldOut5What("before-cursor-offset-from-newest")).inIndependent("before-cursor-offset-from-newest"),
+		HeldOut5.fault("PAGE-LIMIT/ignores-input#8", heldOut5What("around-window-limit-plus-one")).inIndependent("around-window-limit-plus-one"),
+		HeldOut5.fault("PAGE-UNIQUE/stale-derived", heldOut5What("search-edit-indexed-twice")).inIndependent("search-edit-indexed-twice"),
+	}
+}

@@ -340,3 +340,16 @@ func heldOut4RenderingFaults() []Fault {
 		HeldOut4.fault("RENDER-MENTION/ignores-input", heldOut4What("render-mention-trailing-punct")).inIndependent("render-mention-trailing-punct"),
 	}
 }
+
+// heldOut5RenderingFaults are the defects of the fifth held-out set (independent.HeldOut5)
+// whose requirements belong to this file (see heldOut5What).
+func heldOut5RenderingFaults() []Fault {
+	return []Fault{
+		HeldOut5.fault("META-MENTIONS/ignores-input", heldOut5What("mention-name-stops-at-dash")).inIndependent("mention-name-stops-at-dash"),
+		HeldOut5.fault("META-URLS/shape#4", heldOut5What("link-fragment-cut")).inIndependent("link-fragment-cut"),
+		HeldOut5.fault("RENDER-ESCAPE/shape#11", heldOut5What("render-link-amp-raw")).inIndependent("render-link-amp-raw"),
+		HeldOut5.fault("RENDER-ISSUE/ignores-input#2", heldOut5What("render-issue-trailing-punct")).inIndependent("render-issue-trailing-punct"),
+		HeldOut5.fault("RENDER-LINK/ignores-input#2", heldOut5What("render-link-with-port-plain")).inIndependent("render-link-with-port-plain"),
+		HeldOut5.fault("RENDER-MENTION/ignores-input#2", heldOut5What("render-mention-after-newline")).inIndependent("render-mention-after-newline"),
+	}
+}

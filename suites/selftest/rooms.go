@@ -743,3 +743,18 @@ func heldOut4RoomsFaults() []Fault {
 		HeldOut4.fault("ROOM-USER-ONLY-ONE-TO-ONE/too-wide", heldOut4What("channel-owner-as-user")).inIndependent("channel-owner-as-user"),
 	}
 }
+
+// heldOut5RoomsFaults are the defects of the fifth held-out set (independent.HeldOut5)
+// whose requirements belong to this file (see heldOut5What).
+func heldOut5RoomsFaults() []Fault {
+	return []Fault{
+		HeldOut5.fault("CHANNEL-NO-USERCOUNT/shape#6", heldOut5What("channel-usercount-in-rooms-list")).inIndependent("channel-usercount-in-rooms-list"),
+		HeldOut5.fault("ORG-LIST/shape#5", heldOut5What("org-avatar-protocol-relative")).inIndependent("org-avatar-protocol-relative"),
+		HeldOut5.fault("REPO-PRIVATE-GRANTED/ignores-input", heldOut5What("repo-grant-skipped-query-auth")).inIndependent("repo-grant-skipped-query-auth"),
+		HeldOut5.fault("ROOM-HIDE/not-stored#7", heldOut5What("hide-needs-all-read")).inIndependent("hide-needs-all-read"),
+		HeldOut5.fault("ROOM-KINDS/wrong-subject#8", heldOut5What("rooms-repo-needs-grant")).inIndependent("rooms-repo-needs-grant"),
+		HeldOut5.fault("ROOM-LAST-ACCESS/stale-derived#5", heldOut5What("room-lastaccess-cached-first-list")).inIndependent("room-lastaccess-cached-first-list"),
+		HeldOut5.fault("ROOM-ONE-TO-ONE/stale-derived", heldOut5What("dm-user-cached-first-viewer")).inIndependent("dm-user-cached-first-viewer"),
+		HeldOut5.fault("ROOM-STABLE/shape#3", heldOut5What("room-kind-from-uri-slash")).inIndependent("room-kind-from-uri-slash").inWholeRun(),
+	}
+}

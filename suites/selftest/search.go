@@ -258,3 +258,12 @@ func heldOut4SearchFaults() []Fault {
 		HeldOut4.fault("SEARCH-Q/wrong-subject#4", heldOut4What("search-prefix-of-text")).inIndependent("search-prefix-of-text"),
 	}
 }
+
+// heldOut5SearchFaults are the defects of the fifth held-out set (independent.HeldOut5)
+// whose requirements belong to this file (see heldOut5What).
+func heldOut5SearchFaults() []Fault {
+	return []Fault{
+		HeldOut5.fault("SEARCH-Q/ignores-input#9", heldOut5What("search-digits-split")).inIndependent("search-digits-split"),
+		HeldOut5.fault("SEARCH-Q/stale-derived#4", heldOut5What("search-results-cached")).inIndependent("search-results-cached"),
+	}
+}

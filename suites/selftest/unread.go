@@ -704,3 +704,16 @@ func heldOut4UnreadFaults() []Fault {
 		HeldOut4.fault("UNREAD-ROOM-COUNTS/too-wide#3", heldOut4What("room-unread-count-includes-own")).inIndependent("room-unread-count-includes-own"),
 	}
 }
+
+// heldOut5UnreadFaults are the defects of the fifth held-out set (independent.HeldOut5)
+// whose requirements belong to this file (see heldOut5What).
+func heldOut5UnreadFaults() []Fault {
+	return []Fault{
+		HeldOut5.fault("UNREAD-FLAG/wrong-subject#7", heldOut5What("unread-flag-mention-only")).inIndependent("unread-flag-mention-only"),
+		HeldOut5.fault("UNREAD-MARK-READ/intermittent#3", heldOut5What("unread-replica-lag-flaky")).inIndependent("unread-replica-lag-flaky"),
+		HeldOut5.fault("UNREAD-MARK-READ/not-stored#5", heldOut5What("mark-read-duplicate-rolls-back")).inIndependent("mark-read-duplicate-rolls-back"),
+		HeldOut5.fault("UNREAD-MENTION/ignores-input#3", heldOut5What("unread-mention-dm-skipped")).inIndependent("unread-mention-dm-skipped"),
+		HeldOut5.fault("UNREAD-READBY/shape#2", heldOut5What("readby-dm-hidden")).inIndependent("readby-dm-hidden"),
+		HeldOut5.fault("UNREAD-ROOM-COUNTS/ignores-input", heldOut5What("room-counts-lurk-zero")).inIndependent("room-counts-lurk-zero"),
+	}
+}

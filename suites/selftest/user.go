@@ -162,3 +162,12 @@ func heldOut4UserFaults() []Fault {
 		HeldOut4.fault("USER-V-OPTIONAL/shape#4", heldOut4What("me-v-string")).inIndependent("me-v-string"),
 	}
 }
+
+// heldOut5UserFaults are the defects of the fifth held-out set (independent.HeldOut5)
+// whose requirements belong to this file (see heldOut5What).
+func heldOut5UserFaults() []Fault {
+	return []Fault{
+		HeldOut5.fault("USER-GET-ARRAY/shape#3", heldOut5What("me-query-token-bare-object")).inIndependent("me-query-token-bare-object"),
+		HeldOut5.fault("USER-SHAPE/shape#7", heldOut5What("fromuser-avatar-relative-list")).inIndependent("fromuser-avatar-relative-list"),
+	}
+}
