@@ -111,6 +111,10 @@ func (e *Env) expectStatus(resp *client.Response, want ...int) {
 	Fail(explain(resp, what))
 }
 
+// refusedAcceptedSig is the signature of a token refused and accepted
+// right after, whichever operation or judge met it: one finding.
+const refusedAcceptedSig = "a request refused with 401 a token the server accepts on the next request"
+
 // tokenRefused blocks the check (see lacking) when resp is a 401 to a
 // request that carried a described user's token: the refusal is the
 // token place's requirement, whatever was asked. Otherwise it does
@@ -121,8 +125,8 @@ func (e *Env) tokenRefused(resp *client.Response, text string) {
 		if e.stillAccepted() {
 			// The token works, so the refusal is the token place's breach,
 			// not a token that expired (which leaves the check unjudged).
-			e.noteSoft(r, resp.Operation+" refuses with 401 a token the server accepts on the next request",
-				text+"\nthe same token in the same place was accepted by GET /v1/user right after")
+			e.noteSoft(r, refusedAcceptedSig,
+				resp.Operation+": "+text+"\nthe same token in the same place was accepted by GET /v1/user right after")
 		}
 		e.lacking(r, text)
 	}

@@ -43,7 +43,7 @@ func (e *Env) markLeftRead(ctx SpecContext) {
 		for room, ids := range rooms {
 			for len(ids) > 0 { // in batches, so no request body grows large
 				n := min(len(ids), 200)
-				_, _ = e.Client.Do(ctx, client.Request{Method: "POST", Path: unreadPath(e.me(reader), room),
+				_, _ = e.Client.Do(ctx, client.Request{Method: "POST", Path: unreadPath(e.Users[reader].ID, room), // not e.me: this judges nothing
 					Token: e.Users[reader].Token, Body: map[string]any{"chat": ids[:n]}})
 				ids = ids[n:]
 			}

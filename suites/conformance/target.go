@@ -12,13 +12,35 @@ import (
 	"github.com/chatrooms/conformance/spec"
 )
 
-// me returns user u's id.
-func (e *Env) me(u int) string { return e.Users[u].ID }
+// me returns user u's id. A check that needs a user the preflight could
+// not tell apart from an earlier one is blocked by the requirement whose
+// breach that is (see target.Confusion): what it would judge as that user
+// would be another user's answers.
+func (e *Env) me(u int) string {
+	GinkgoHelper()
+	e.distinct(u)
+	return e.Users[u].ID
+}
 
 func (e *Env) needUsers(n int) {
 	GinkgoHelper()
 	if len(e.Users) < n {
 		Skip(fmt.Sprintf("needs %d users in the target description, it has %d", n, len(e.Users)))
+	}
+	for u := range n {
+		e.distinct(u)
+	}
+}
+
+// distinct blocks the check when user u cannot be told apart from an
+// earlier described user.
+func (e *Env) distinct(u int) {
+	GinkgoHelper()
+	if c, ok := e.Target.Confused(u); ok {
+		if !slices.Contains(e.ids, c.Requirement) {
+			e.noteSoft(c.Requirement, "GET /v1/user answers the tokens of two described users with one user", c.Text)
+		}
+		e.lacking(c.Requirement, c.Text) // whatever the check was judging gives way
 	}
 }
 

@@ -759,6 +759,14 @@ func (r *Report) PairLines() []string {
 	return out
 }
 
+// BlockedError is the end of a run that could not set up what it
+// judges with: an answer the engine needed broke Requirement's statement.
+type BlockedError struct {
+	Requirement, Text string
+}
+
+func (b *BlockedError) Error() string { return "generate: " + b.Text }
+
 // prepare sends the messages the engine edits and points at: one of the
 // caller's and, when a second user is described, one of theirs, both in the
 // write room.
@@ -774,7 +782,15 @@ func (e *Engine) prepare(ctx context.Context) error {
 			ID string `json:"id"`
 		}
 		if resp.Status/100 != 2 || resp.JSON(&m) != nil || m.ID == "" {
-			return fmt.Errorf("generate: user %d could not post in the write room (status %d)", i+1, resp.Status)
+			text := fmt.Sprintf("user %d could not post in the write room: a valid send answered %d without a usable message", i+1, resp.Status)
+			if resp.Status == 401 {
+				if ok, err := e.accepted(ctx, u.Token, client.Bearer); err != nil {
+					return err
+				} else if ok {
+					return &BlockedError{Requirement: "AUTH-BEARER", Text: text + ", and GET /v1/user accepts the same token in the same place right after"}
+				}
+			}
+			return &BlockedError{Requirement: "MSG-SEND-200", Text: text}
 		}
 		e.world.Messages = append(e.world.Messages, Message{ID: m.ID, Room: e.world.WriteRoom, From: u.ID, Fresh: true})
 		e.wroteText(m.ID, fmt.Sprintf("generated requests: a message of user %d to edit and point at", i+1))

@@ -56,7 +56,63 @@ func (e *Engine) judge(ctx context.Context, p Property, cs *testCase) (*Failure,
 	if p.ID == NoTokenNoData && resp.Status/100 == 2 && cs.towner != "" {
 		f.Requirement = cs.towner // data given without a valid token: the document's own statement
 	}
+	if p.ID == ValidAnswer && key == "status" {
+		if owner, err := e.refusedAccepted(ctx, cs, resp); err != nil {
+			return nil, err
+		} else if owner != "" {
+			f.Requirement = owner
+			f.Problem += "; GET /v1/user accepts the same token in the same place right after"
+		}
+	}
 	return f, nil
+}
+
+// refusedAccepted says whose breach a 401 to the caller's own token is,
+// when GET /v1/user accepts that token in the same place right after: the
+// place's (AUTH-BEARER or AUTH-QUERY-TOKEN), not the operation's. "" when
+// the answer is no such refusal, or the token stays refused.
+func (e *Engine) refusedAccepted(ctx context.Context, cs *testCase, resp *client.Response) (string, error) {
+	me := e.world.caller()
+	if resp.Status != http.StatusUnauthorized || cs.has(badToken) || cs.token != me.Token || me.Token == "" {
+		return "", nil
+	}
+	owner := map[client.TokenPlace]string{client.Bearer: "AUTH-BEARER", client.QueryToken: "AUTH-QUERY-TOKEN"}[cs.place]
+	if owner == "" || cs.header.Get("x-access-token") != "" {
+		return "", nil
+	}
+	if ok, err := e.accepted(ctx, me.Token, cs.place); !ok || err != nil {
+		return "", err
+	}
+	return owner, nil
+}
+
+// accepted asks GET /v1/user with token in place whether the server
+// accepts it now. Asked up to three times: a server that refuses one
+// request in a few may refuse this one too; a token that expired stays
+// refused.
+func (e *Engine) accepted(ctx context.Context, token string, place client.TokenPlace) (bool, error) {
+	for range 3 {
+		again, err := e.send(ctx, client.Request{Method: http.MethodGet, Path: "/v1/user", Token: token, Place: place})
+		if err != nil {
+			return false, err
+		}
+		if again.Status/100 == 2 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// read sends a read of the state with the caller's token; a 401, which
+// the caller's token must never get (the token checks judge that), is
+// read again twice before it stands.
+func (e *Engine) read(ctx context.Context, r client.Request) (*client.Response, error) {
+	r.Token = e.world.caller().Token
+	resp, err := e.send(ctx, r)
+	for i := 0; i < 2 && err == nil && resp.Status == http.StatusUnauthorized; i++ {
+		resp, err = e.send(ctx, r)
+	}
+	return resp, err
 }
 
 // validAnswer checks GEN-VALID-ANSWER on one exchange.
@@ -316,9 +372,7 @@ func (e *Engine) state(ctx context.Context, cs *testCase, fresh bool) (snapshot,
 	// the same one whichever answers first. In turn when Parallel is 1.
 	values := make([]string, len(reads))
 	err := e.inTurnsOf(ctx, len(reads), func(i int) error {
-		r := reads[i].r
-		r.Token = me.Token
-		resp, err := e.send(ctx, r)
+		resp, err := e.read(ctx, reads[i].r)
 		if err != nil {
 			return err
 		}
@@ -694,7 +748,7 @@ func (e *Engine) judgeRoundTrip(ctx context.Context, cs *testCase) (*Failure, er
 		f.Wrote = wrote
 		return f, nil
 	}
-	back, err := e.send(ctx, client.Request{Method: "GET", Path: "/v1/rooms/" + url.PathEscape(cs.room) + "/chatMessages/" + url.PathEscape(id), Token: e.world.caller().Token})
+	back, err := e.read(ctx, client.Request{Method: "GET", Path: "/v1/rooms/" + url.PathEscape(cs.room) + "/chatMessages/" + url.PathEscape(id)})
 	if err != nil {
 		return nil, err
 	}

@@ -53,13 +53,21 @@ func (d *Description) Preflight(ctx context.Context, c *client.Client) error {
 		me  me
 		err error
 	}
+	// User 1 is asked first: a server that answers every caller with the
+	// user of its first call then names user 1 rightly, and the checks of
+	// one user are judged.
 	answers := make([]answer, len(d.Users))
 	var wg sync.WaitGroup
 	for i := range d.Users {
-		wg.Go(func() {
+		ask := func() {
 			m, err := whoami(ctx, c, d.Users[i].Token)
 			answers[i] = answer{m, err}
-		})
+		}
+		if i == 0 {
+			ask()
+			continue
+		}
+		wg.Go(ask)
 	}
 	wg.Wait()
 	var refused []error
@@ -115,7 +123,69 @@ func (d *Description) Preflight(ctx context.Context, c *client.Client) error {
 	if len(refused) > 0 {
 		return errors.Join(refused...)
 	}
+	if err := d.tellApart(ctx, c, func(i int) string { return answers[i].me.ID }); err != nil {
+		return err
+	}
 	d.preflighted = true
+	return nil
+}
+
+// Confusion says why the run cannot act as a described user: GET /v1/user
+// answered that user's token with the user of an earlier token. The
+// checks that need the user are blocked by Requirement, which the
+// preflight found broken.
+type Confusion struct {
+	Requirement string // AUTH-BEARER when the header alone mixes the users up, else AUTH-CURRENT-USER
+	Text        string
+}
+
+// Confused says whether user u (0-based) cannot be told apart from an
+// earlier described user; user 1 always can.
+func (d *Description) Confused(u int) (Confusion, bool) {
+	c, ok := d.confused[u]
+	return c, ok
+}
+
+// tellApart records, for each user after the first whose token GET
+// /v1/user answered with the id it answered an earlier user's token, a
+// Confusion. Described users are distinct people, so one of the two
+// answers is wrong. The token is asked twice more first: an answer that
+// names another user once in a few is AUTH-CURRENT-USER's own check's to
+// judge, and leaves the run its users. When the access_token parameter
+// tells the two apart where the header did not, the header is at fault.
+func (d *Description) tellApart(ctx context.Context, c *client.Client, answered func(int) string) error {
+	first := map[string]int{}
+	for i := range d.Users {
+		id := answered(i)
+		j, seen := first[id]
+		if !seen {
+			first[id] = i
+			continue
+		}
+		again := 0
+		for range 2 {
+			m, err := whoamiAt(ctx, c, d.Users[i].Token, client.Bearer)
+			if err != nil {
+				return err
+			}
+			if m.ID == id {
+				again++
+			}
+		}
+		if again < 2 {
+			continue
+		}
+		conf := Confusion{Requirement: "AUTH-CURRENT-USER", Text: fmt.Sprintf("GET /v1/user answers the tokens of users %d and %d with one user (id %s) on every read: the run cannot act as user %d (described users are distinct people)", j+1, i+1, id, i+1)}
+		mi, erri := whoamiAt(ctx, c, d.Users[i].Token, client.QueryToken)
+		mj, errj := whoamiAt(ctx, c, d.Users[j].Token, client.QueryToken)
+		if erri == nil && errj == nil && mi.ID != "" && mj.ID != "" && mi.ID != mj.ID {
+			conf = Confusion{Requirement: "AUTH-BEARER", Text: fmt.Sprintf("GET /v1/user answers the tokens of users %d and %d with one user (id %s) when they are sent in the Authorization header, and with two users when they are sent as the access_token parameter: the header does not tell user %d apart", j+1, i+1, id, i+1)}
+		}
+		if d.confused == nil {
+			d.confused = map[int]Confusion{}
+		}
+		d.confused[i] = conf
+	}
 	return nil
 }
 
@@ -178,6 +248,20 @@ func whoami(ctx context.Context, c *client.Client, token string) (me, error) {
 		return me{}, &ServerError{Op: op, Requirement: "USER-GET-ARRAY", Reason: fmt.Sprintf("answered 200 with %d users, want exactly one carrying an id: %s", len(users), bodyStart(c, resp))}
 	}
 	return u, nil
+}
+
+// whoamiAt asks GET /v1/user with token in one place and reads the id and
+// username of a one-user answer; any other answer gives the zero me.
+func whoamiAt(ctx context.Context, c *client.Client, token string, place client.TokenPlace) (me, error) {
+	resp, err := c.Do(ctx, client.Request{Method: "GET", Path: "/v1/user", Token: token, Place: place})
+	if err != nil || resp.Status != http.StatusOK {
+		return me{}, err
+	}
+	var users []map[string]json.RawMessage
+	if json.Unmarshal(resp.Body, &users) != nil || len(users) != 1 {
+		return me{}, nil
+	}
+	return me{ID: scalar(users[0]["id"]), Username: scalar(users[0]["username"])}, nil
 }
 
 // scalar is a JSON string's value, or a number's text ("" for anything

@@ -63,6 +63,14 @@ func hostile(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		user("q1")
+	case strings.HasPrefix(tok, "same"): // every token of this kind is one user
+		user("s1")
+	case strings.HasPrefix(tok, "hdrsame"): // one user in the header, the token's own in the query
+		if r.URL.Query().Get("access_token") == "" {
+			user("h1")
+			return
+		}
+		user(strings.TrimPrefix(tok, "hdrsame"))
 	case strings.HasPrefix(tok, "busy"):
 		w.Header().Set("Retry-After", "3600")
 		w.WriteHeader(429)
@@ -340,5 +348,38 @@ func TestPreflightRefusesIDsOfAnotherServer(t *testing.T) {
 	err = d.Preflight(context.Background(), newTestClient(t, srv, d))
 	if err == nil || !strings.HasPrefix(err.Error(), `users[0].id (--user-id #1): "9", but`) {
 		t.Errorf("flag: %v", err)
+	}
+}
+
+// Two described users whom GET /v1/user answers as one user cannot both
+// be acted as: the preflight passes (a server that mixes its users up is
+// the server's fault) and says which user is confused with an earlier
+// one, and whose breach that is: the header's, when the access_token
+// parameter tells them apart.
+func TestPreflightTellsUsersApart(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(hostile))
+	defer srv.Close()
+	for _, tc := range []struct {
+		tokens []string
+		want   map[int]string
+	}{
+		{[]string{"good1", "good2", "good3"}, nil},
+		{[]string{"sameA", "sameB", "good3"}, map[int]string{1: "AUTH-CURRENT-USER"}},
+		{[]string{"good1", "sameA", "sameB", "sameC"}, map[int]string{2: "AUTH-CURRENT-USER", 3: "AUTH-CURRENT-USER"}},
+		{[]string{"hdrsame1", "hdrsame2"}, map[int]string{1: "AUTH-BEARER"}},
+	} {
+		d := &Description{BaseURL: srv.URL}
+		for _, tok := range tc.tokens {
+			d.Users = append(d.Users, User{Token: tok})
+		}
+		if err := d.Preflight(context.Background(), newTestClient(t, srv, d)); err != nil {
+			t.Fatalf("%v: %v", tc.tokens, err)
+		}
+		for u := range d.Users {
+			c, ok := d.Confused(u)
+			if want, confused := tc.want[u]; ok != confused || c.Requirement != want {
+				t.Errorf("%v: user %d confused %v (%q: %s), want %v (%q)", tc.tokens, u+1, ok, c.Requirement, c.Text, confused, want)
+			}
+		}
 	}
 }

@@ -42,6 +42,7 @@ type Description struct {
 
 	overrideErr error             // a variable FromEnv could not read; Check reports it
 	preflighted bool              // every token was tried (see Preflight)
+	confused    map[int]Confusion // users the preflight could not tell apart from an earlier one
 	file        string            // the file Load read ("" when none)
 	from        map[string]string // key -> the flag or variable that set it
 }
