@@ -220,6 +220,28 @@ func (m *machine) do(u int, r client.Request) *client.Response {
 
 func ok2xx(s int) bool { return s >= 200 && s < 300 }
 
+// wanted is called where the model demands a success: a request of a
+// described user, valid, through a room of theirs. A 401 there, for a
+// token GET /v1/user accepts when asked right after in the same place,
+// is the token header's breach (AUTH-BEARER, the place the model sends
+// its tokens in), met here, and no finding of the operation's; the
+// sequence cannot go on.
+func (m *machine) wanted(u int, resp *client.Response) {
+	if resp.Status != http.StatusUnauthorized {
+		return
+	}
+	for range 3 { // a server that refuses one request in a few may refuse this one too
+		again, err := m.cfg.Client.Do(m.ctx, client.Request{Method: http.MethodGet, Path: "/v1/user", Token: m.cfg.Users[u].Token})
+		m.reqs++
+		if err != nil {
+			return
+		}
+		if ok2xx(again.Status) {
+			panic(blocked{req: "AUTH-BEARER", text: fmt.Sprintf("a request of user %d answered 401, and GET /v1/user accepts the same token in the same place right after", m.cfg.Users[u].Index)})
+		}
+	}
+}
+
 // noServerError holds an answer to a request whose outcome the
 // description leaves open: anything but a server error.
 func (m *machine) noServerError(resp *client.Response, what string) {
@@ -403,8 +425,16 @@ func (m *machine) text(o op) written {
 		// (a tab, a CR LF line break), and a link whose path and query
 		// carry capitals: after the host, a URL is case-sensitive.
 		l := fmt.Sprintf("https://example.com/%s/CaseSensitive/Path%d?Key=Value%d", strings.ToUpper(m.cfg.Marker[:1])+m.cfg.Marker[1:], n, n)
-		w.links = append(w.links, l)
-		parts = append(parts, "tab\there", "line one\r\nline two", "see "+l+" now")
+		// And a link with a port and two query parameters (an & to
+		// escape in href and anchor text), text that reads like HTML
+		// entities (kept as written, escaped in html), and a mention at
+		// the start of a line.
+		port := fmt.Sprintf("https://example.com:8443/Port%d?a=%d&b=%s", n, n, m.cfg.Marker)
+		w.links = append(w.links, l, port)
+		parts = append(parts, "tab\there", "line one\r\nline two", "see "+l+" now", "and "+port+" too", "fish &amp; chips &lt;b&gt;")
+		if len(w.mentions) > 0 {
+			parts = append(parts, "ok\n@"+m.cfg.Users[w.mentions[0]].Username+" there")
+		}
 	}
 	switch (o.Parts >> 5) & 3 {
 	case 1:
@@ -537,6 +567,7 @@ func (m *machine) send(o op) {
 		body["status"] = false
 	}
 	resp := m.do(u, client.Request{Method: http.MethodPost, Path: messagesPath(m.cfg.WriteRoom), Body: body})
+	m.wanted(u, resp)
 	w, ok := decode[wireMsg](resp)
 	if ok && w.ID != "" {
 		// Another success carrying the message: the sequence goes on with it.
@@ -615,6 +646,7 @@ func (m *machine) sendNoText(o op) {
 // page reads a page the model needs, without judging it as a List.
 func (m *machine) page(u int, q url.Values) []wireMsg {
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+	m.wanted(u, resp)
 	ms, ok := decode[[]wireMsg](resp)
 	m.need("MSG-LIST", ok, "listing the room answered %d without a usable page", resp.Status)
 	return ms
@@ -645,6 +677,7 @@ func (m *machine) edit(o op) {
 		m.noServerError(resp, "an edit through another room")
 		m.check("MSG-ROOM-SCOPE", !ok2xx(resp.Status), "editing message %s of the write room through the path of room %s answered %d, as if it were that room's", target.id, room, resp.Status)
 	case target.from == u:
+		m.wanted(u, resp)
 		m.check("MSG-EDIT", ok2xx(resp.Status), "the author's edit of their own message answered %d", resp.Status)
 	default: // another user's message: the description does not say who may edit
 		m.noServerError(resp, "an edit of another user's message")
@@ -744,6 +777,7 @@ func (m *machine) get(o op) {
 		}
 		return
 	}
+	m.wanted(u, resp)
 	notFound := resp.Status == http.StatusNotFound || resp.Status == http.StatusGone
 	if notFound && target.visible(m.now(), m.cfg.Eventually) && m.listed(u, id) {
 		// Stored, since the room lists it: the read by id is what fails.
@@ -784,6 +818,7 @@ func (m *machine) getShown(u int, o op) {
 	// The oldest the pages showed (an edge of the room) and another.
 	for _, id := range slices.Compact([]string{ids[0], ids[o.Picks[2]%len(ids)]}) {
 		resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagePath(m.cfg.WriteRoom, id)})
+		m.wanted(u, resp)
 		m.eventually("MSG-GET-ONE", m.now().Sub(m.room[id].at) > m.cfg.Eventually, ok2xx(resp.Status), "the room's pages show message %s, yet reading it by id through the room answered %d", id, resp.Status)
 		w, ok := decode[wireMsg](resp)
 		m.check("MSG-GET-ONE", ok && w.ID == id, "reading message %s, which the room's pages show, answered %s", id, cut(string(resp.Body), 200))
@@ -799,6 +834,7 @@ func (m *machine) walk(u int) {
 	q := url.Values{"limit": {"100"}}
 	for range 30 {
 		resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+		m.wanted(u, resp)
 		what := "GET " + messagesPath(m.cfg.WriteRoom) + "?" + q.Encode() + " (walking the room to its oldest message)"
 		m.check("MSG-LIST", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
 		page, ok := decode[[]wireMsg](resp)
@@ -847,6 +883,12 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 		}
 	}
 	settled := k.settled(now, m.cfg.Eventually)
+	if w.Text != nil && k.refusedText != "" && k.refusedText != k.text {
+		// The text of a refused edit, which nobody else wrote (it holds
+		// the step's own word): the refused write was applied, whoever
+		// else may write.
+		m.check(k.refused, *w.Text != k.refusedText, "message %s (%s) has the text of an edit that was refused (%s): %q", k.id, where, k.refused, k.refusedText)
+	}
 	if w.Text != nil {
 		m.eventually(textReq, settled, *w.Text == k.text || !m.cfg.SoleWriter && w.V != nil && *w.V > k.v,
 			"message %s (%s) has text %q; the model holds %q (v %d)", k.id, where, *w.Text, k.text, k.v)
@@ -981,6 +1023,7 @@ func (m *machine) listOwn(u int, o op) {
 		m.otherMessage(u, o)
 	}
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
+	m.wanted(u, resp)
 	what := "GET " + messagesPath(m.cfg.WriteRoom) + "?" + q.Encode()
 	if len(q) == 0 {
 		what = "GET " + messagesPath(m.cfg.WriteRoom) + " (no query parameter: the server's default limit)"
@@ -1189,6 +1232,13 @@ func (m *machine) mark(o op) {
 			}
 		}
 	}
+	// One mark in five names its first id twice: the document does not
+	// forbid it, so the server marks the messages or refuses the whole
+	// request, and a refusal changes nothing.
+	twice := o.Odd && len(named) > 0
+	if twice {
+		ids = append(ids, ids[0])
+	}
 	now := m.now()
 	fresh := len(named) > 0 // every id names a message unread for u
 	for _, k := range named {
@@ -1199,7 +1249,8 @@ func (m *machine) mark(o op) {
 	m.marked[u] = now
 	resp := m.do(u, client.Request{Method: http.MethodPost, Path: m.unreadPath(u, room), Body: map[string]any{"chat": ids}})
 	m.noServerError(resp, "marking read")
-	if fresh && !other {
+	if fresh && !other && !(twice && resp.Status/100 == 4) {
+		m.wanted(u, resp)
 		m.check("UNREAD-MARK-READ", ok2xx(resp.Status), "marking read %d message(s) unread for user %d answered %d", len(ids), u+1, resp.Status)
 	}
 	for _, k := range named {
@@ -1277,6 +1328,7 @@ func (m *machine) waited() bool {
 func (m *machine) unread(o op) {
 	u := m.user(o)
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: m.unreadPath(u, m.cfg.WriteRoom)})
+	m.wanted(u, resp)
 	m.check("UNREAD-CHAT", ok2xx(resp.Status), "reading user %d's unread items of the write room answered %d", u+1, resp.Status)
 	items, ok := decode[unreadItems](resp)
 	m.need("UNREAD-CHAT", ok, "reading unread items answered %d without a usable object", resp.Status)

@@ -154,6 +154,9 @@ func (o op) String() string {
 			b.WriteString(" of an id no message has")
 		} else {
 			fmt.Fprintf(&b, " of %d id(s)", len(o.Picks))
+			if o.Odd {
+				b.WriteString(", the first named twice")
+			}
 		}
 		if o.Then && !o.Other {
 			b.WriteString("; then a third user marks the first read too, where one can, and every other user reads it (by id, in a page, in their unread list)")
@@ -175,7 +178,7 @@ func (o op) texts(b *strings.Builder) {
 		b.WriteString(", its text holding the newest message's word after its own")
 	}
 	if o.Odd {
-		b.WriteString(", its text holding a tab, a CR LF and a link with capitals in its path")
+		b.WriteString(", its text holding a tab, a CR LF, a link with capitals in its path, a link with a port and two query parameters, text that reads like HTML entities and, with a mention, a mention at the start of a line")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,11 @@ import (
 // of markdown renders alike.
 func (m *machine) judgeRendering(k *msg, w wireMsg, where string) {
 	if w.HTML != nil {
+		// Escaped html holds & only where a character reference begins,
+		// in text and in attributes alike.
+		if i := rawAmpersand(*w.HTML); i >= 0 {
+			m.check("RENDER-ESCAPE", false, "message %s (%s) has an & in its html that begins no character reference (at byte %d): %s", k.id, where, i, cut((*w.HTML)[max(0, i-120):], 300))
+		}
 		els, _ := markup.Parse(*w.HTML) // html that does not parse is the escaping rule's to judge
 		for _, u := range k.mentions {
 			name := "@" + m.cfg.Users[u].Username
@@ -123,6 +129,7 @@ func (m *machine) rooms(o op) {
 		var ok bool
 		rooms, ok = decode[[]wireRoom](resp)
 		if !ok && l.path == "rooms" {
+			m.wanted(u, resp)
 			m.need("ROOM-LIST", ok, "user %d's rooms list answered %d without a usable list", u+1, resp.Status)
 		}
 	}
@@ -224,6 +231,7 @@ func (m *machine) searchWord(u int, o op) {
 	q := url.Values{"q": {k.word}, "limit": {"100"}}
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
 	what := fmt.Sprintf("searching the write room for %q", k.word)
+	m.wanted(u, resp)
 	m.check("SEARCH-Q", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
 	page, ok := decode[[]wireMsg](resp)
 	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
@@ -273,6 +281,7 @@ func (m *machine) searchPair(u int, o op) bool {
 	q := url.Values{"q": {k.pair}, "limit": {"100"}}
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
 	what := fmt.Sprintf("searching the write room for %q, two words message %s holds side by side", k.pair, k.id)
+	m.wanted(u, resp)
 	m.check("SEARCH-Q", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
 	page, ok := decode[[]wireMsg](resp)
 	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
@@ -312,10 +321,25 @@ func (m *machine) searchOther(u int, o op) {
 	q := url.Values{"q": {word}, "limit": {"100"}}
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
 	what := fmt.Sprintf("searching the write room for %q, a word of message %s of room %s", word, t.ID, other)
+	m.wanted(u, resp)
 	m.check("SEARCH-Q", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
 	page, ok := decode[[]wireMsg](resp)
 	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
 	for _, w := range page {
 		m.check("MSG-ROOM-SCOPE", !ids[w.ID], "%s found message %s, which room %s lists as its own", what, w.ID, other)
 	}
+}
+
+// charRef is a character reference: named, decimal or hexadecimal.
+var charRef = regexp.MustCompile(`^&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);`)
+
+// rawAmpersand is the byte offset of the first & of html that begins no
+// character reference, or -1.
+func rawAmpersand(html string) int {
+	for i := 0; i < len(html); i++ {
+		if html[i] == '&' && !charRef.MatchString(html[i:]) {
+			return i
+		}
+	}
+	return -1
 }
