@@ -41,7 +41,7 @@ var modelAreas = []modelArea{
 		model.Mix{model.Send: 4, model.Edit: 2, model.Get: 2, model.List: 1}, 30, 1},
 	{"searches (for the room's words and another room's), the room's unread counts and lastAccessTime in every list that holds it keep to the model of the API over random sequences",
 		[]string{"SEARCH-Q", "PAGE-UNIQUE", "MSG-ROOM-SCOPE", "UNREAD-ROOM-COUNTS", "ROOM-LAST-ACCESS"},
-		model.Mix{model.Send: 3, model.Mark: 1, model.Rooms: 3, model.Search: 3}, 30, 1},
+		model.Mix{model.Send: 3, model.Edit: 1, model.Mark: 1, model.Rooms: 3, model.Search: 3}, 30, 1},
 }
 
 func modelSpecs(d decl) {

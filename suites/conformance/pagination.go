@@ -89,7 +89,7 @@ func paginationSpecs(d decl) {
 			d.entry("limit 100", reqs("PAGE-BEFOREID-WALK", "PAGE-LIMIT", "LIMIT-100"), 100),
 		)
 
-		d.it("answers no newer message for beforeId at the oldest message of a room", reqs("PAGE-BEFOREID-WALK", "PAGE-BEFOREID"), func(e *Env) {
+		d.it("answers no newer message for beforeId at the oldest message of a room, and its neighbours for afterId and aroundId there", reqs("PAGE-BEFOREID-WALK", "PAGE-BEFOREID", "PAGE-AFTERID", "PAGE-AROUNDID"), func(e *Env) {
 			// The walk ends on a page shorter than limit, or an empty one: a
 			// server that answers the newest page again never lets it end.
 			// Read only: the first described room whose history is short
@@ -128,6 +128,20 @@ func paginationSpecs(d decl) {
 				})
 				e.verifies("PAGE-BEFOREID", func() { // at the edge too, the cursor is not older than itself
 					Expect(idsOf(before)).NotTo(ContainElement(cursor.ID), "beforeId=%s, the oldest message of room %s, answered that message itself", cursor.ID, room)
+				})
+				// The other cursors at the same edge: the oldest message has
+				// newer neighbours, which afterId answers, and aroundId holds
+				// the anchor with them.
+				after := e.list(0, room, q("afterId", cursor.ID, "limit", "5"))
+				e.verifies("PAGE-AFTERID", func() {
+					Expect(idsOf(after)).NotTo(ContainElement(cursor.ID), "afterId=%s, the oldest message of room %s, answered that message itself", cursor.ID, room)
+					if len(newer) > 0 {
+						Expect(after).NotTo(BeEmpty(), "afterId=%s, the oldest message of room %s, answered no message, though the room holds %d newer ones", cursor.ID, room, len(newer))
+					}
+				})
+				around := e.list(0, room, q("aroundId", cursor.ID, "limit", "5"))
+				e.verifies("PAGE-AROUNDID", func() {
+					Expect(idsOf(around)).To(ContainElement(cursor.ID), "aroundId=%s, the oldest message of room %s, answered a window without it", cursor.ID, room)
 				})
 				return
 			}

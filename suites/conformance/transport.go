@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -38,6 +39,9 @@ func transportSpecs(d decl) {
 				}
 			}
 			Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified another user", u+1)
+			By("reading the user's rooms list with the token in the same place: paths that name the user take it too")
+			var rooms []Room
+			e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(e.me(u)) + "/rooms", Place: place}), &rooms)
 			room := e.Target.WriteRoom
 			if room == "" {
 				By("no write_room: the token is tried on reads only")

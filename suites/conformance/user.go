@@ -15,6 +15,14 @@ func userSpecs(d decl) {
 			var users []User
 			e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user"}), &users)
 			e.verifies("USER-GET-ARRAY", func() { Expect(users).To(HaveLen(1), "GET /v1/user holds %d users", len(users)) })
+			By("asking again with the token as the access_token parameter: the answer is the same array wherever the token is")
+			if resp := e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.QueryToken}); resp.Status/100 == 2 { // a refusal is the token place's check's
+				e.verifies("USER-GET-ARRAY", func() {
+					var again []User
+					Expect(resp.JSON(&again)).To(Succeed(), "GET /v1/user with the token as the access_token parameter answered %s", client.Snippet(resp.Body, 200))
+					Expect(again).To(HaveLen(1), "GET /v1/user with the token as the access_token parameter holds %d users", len(again))
+				})
+			}
 			e.verifies("USER-SHAPE", func() {
 				Expect(users[0].Username).NotTo(BeEmpty(), "username")
 				Expect(users[0].URL).To(HavePrefix("/"), "url")

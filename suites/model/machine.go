@@ -122,6 +122,12 @@ type machine struct {
 	sent map[int]*written
 	// edited is the message the sequence's last accepted edit changed.
 	edited *msg
+	// lastCursor is the cursor and anchor of the sequence's last list that
+	// named one of its messages (see op.Again).
+	lastCursor struct {
+		cursor Cursor
+		anchor *msg
+	}
 	// settleStart is when the read under way was first made (see settle).
 	settleStart time.Time
 	// readAt is when the last read of the operation under way was asked
@@ -655,6 +661,14 @@ func (m *machine) page(u int, q url.Values) []wireMsg {
 func (m *machine) edit(o op) {
 	u := m.user(o)
 	target := m.pick(o.Anchor, o.Picks[0])
+	if o.Picks[1]%2 == 0 {
+		// Every other edit is of one of the editor's own messages, which
+		// the description lets its author edit: an accepted edit, so the
+		// reads and searches after it have an edit to follow.
+		if own := m.ownMessages(u); len(own) > 0 {
+			target = own[o.Picks[0]%len(own)]
+		}
+	}
 	if o.Again && m.edited != nil {
 		target = m.edited
 	}
@@ -669,6 +683,11 @@ func (m *machine) edit(o op) {
 	if o.Same {
 		// An edit to the text the message has: an edit all the same.
 		wr = written{text: target.text, mentions: target.mentions, issues: target.issues, links: target.links, word: target.word, pair: target.pair}
+	} else if o.keepsWord() && target.word != "" && !strings.Contains(wr.text, target.word) {
+		// The new text keeps the message's word: a search for it matches
+		// the old text and the new, and finds the message once.
+		wr.text += " " + target.word
+		wr.word = target.word
 	}
 	text := wr.text
 	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(room, target.id), Body: map[string]any{"text": text}})
@@ -988,6 +1007,15 @@ func (m *machine) listOwn(u int, o op) {
 	}
 	var older *msg // BeforeAndAfter: afterId names an older message than beforeId
 	cursor := o.Cursor
+	if o.Again && m.lastCursor.anchor != nil && cursor != NoCursor {
+		// The cursor of an earlier list again, after what the sequence
+		// wrote since: a page follows the messages as they are now.
+		cursor, anchor = m.lastCursor.cursor, m.lastCursor.anchor
+		cursorID = anchor.id
+	}
+	if anchor != nil && (cursor == BeforeID || cursor == AfterID || cursor == AroundID) {
+		m.lastCursor.cursor, m.lastCursor.anchor = cursor, anchor
+	}
 	if len(m.st.msgs) == 0 && cursor != NoCursor {
 		anchor = nil
 	}
@@ -1432,4 +1460,15 @@ func editedText(w wireMsg) string {
 		return "absent"
 	}
 	return strings.TrimSpace(string(*w.EditedAt))
+}
+
+// ownMessages lists the sequence's messages that user u sent.
+func (m *machine) ownMessages(u int) []*msg {
+	var out []*msg
+	for _, k := range m.st.msgs {
+		if k.from == u {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -66,7 +66,7 @@ type op struct {
 	Picks  []int
 	Anchor Anchor
 	Other  bool // through another room of the user
-	Again  bool // Edit: the message the sequence edited last, when there is one
+	Again  bool // Edit: the message the sequence edited last, when there is one; List: the cursor of the sequence's last list that named a message
 	// Same repeats a text: Send, the text of the user's previous send;
 	// Edit, the text the message already has.
 	Same   bool
@@ -121,6 +121,8 @@ func (o op) String() string {
 		}
 		if o.Again && o.Kind == Edit {
 			b.WriteString(" of the message edited last (else " + anchorNames[o.Anchor] + ")")
+		} else if o.Kind == Edit && o.Picks[1]%2 == 0 {
+			b.WriteString(" of one of the editor's own messages (else " + anchorNames[o.Anchor] + ")")
 		} else {
 			fmt.Fprintf(&b, " of %s", anchorNames[o.Anchor])
 		}
@@ -128,6 +130,9 @@ func (o op) String() string {
 			b.WriteString(" to the text it has")
 		} else if o.Kind == Edit {
 			o.texts(&b)
+			if o.keepsWord() {
+				b.WriteString(", keeping the message's searched word")
+			}
 		}
 	case List:
 		fmt.Fprintf(&b, " (%s", [...]string{"no cursor", "beforeId", "afterId", "aroundId", "beforeId and afterId"}[o.Cursor])
@@ -139,6 +144,9 @@ func (o op) String() string {
 		}
 		if o.Other {
 			b.WriteString("; then the same with the cursor naming a message of another room")
+		}
+		if o.Again {
+			b.WriteString("; the cursor of the sequence's last list that named a message instead, when there is one")
 		}
 		if o.Skip > 0 {
 			fmt.Fprintf(&b, ", skip %d", o.Skip-1)
@@ -170,6 +178,11 @@ func (o op) String() string {
 	}
 	return b.String()
 }
+
+// keepsWord says whether an edit's new text keeps the message's searched
+// word beside its own (one edit in three; taken from what is drawn
+// already).
+func (o op) keepsWord() bool { return o.Kind == Edit && !o.Same && o.Picks[2]%3 == 0 }
 
 // texts says what a written text holds besides plain words, for a failure
 // text.
@@ -256,6 +269,10 @@ func draw(r *rand.Rand, mix Mix, n int) []op {
 			// naming a message of another room: the wrong parent, for
 			// cursors.
 			o.Other = o.Cursor != NoCursor && o.Picks[2]%10 == 0
+			// One list in six with a cursor asks the cursor of the last
+			// list again, after what was written since (taken from what is
+			// drawn already, so the other draws stay as they were).
+			o.Again = o.Cursor != NoCursor && (o.Picks[1]+o.Parts)%6 == 0
 			if (o.Cursor == NoCursor || o.Cursor == BeforeID) && r.IntN(3) == 0 {
 				o.Skip = 1 + []int{0, 1, 3}[r.IntN(3)]
 			}

@@ -225,6 +225,9 @@ func (m *machine) search(o op) {
 // searchWord searches for the word of one message of the sequence.
 func (m *machine) searchWord(u int, o op) {
 	k := m.pick(o.Anchor, o.Picks[0])
+	if m.edited != nil && m.edited.word != "" && o.Picks[1]%3 == 0 {
+		k = m.edited // one search in three: the message edited last, whose old text may hold its word too
+	}
 	if k == nil || k.word == "" {
 		return
 	}
@@ -236,7 +239,10 @@ func (m *machine) searchWord(u int, o op) {
 	page, ok := decode[[]wireMsg](resp)
 	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
 	found := false
+	seen := map[string]bool{}
 	for _, w := range page {
+		m.check("PAGE-UNIQUE", !seen[w.ID], "%s found message %s twice", what, w.ID)
+		seen[w.ID] = true
 		found = found || w.ID == k.id
 		x := m.st.byID[w.ID]
 		if x == nil {
