@@ -280,12 +280,11 @@ func htmlUnescape(s string) string {
 // and the default port spelled out: the same resource, other bytes. inHTML
 // escapes the result for an attribute.
 func respell(raw string, inHTML bool) string {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Port() != "" {
-		return raw
+	out := raw // an address with a port, or none it can read, is kept as it is (escaped again in html)
+	if u, err := url.Parse(raw); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Port() == "" {
+		port := map[string]string{"https": "443", "http": "80"}[u.Scheme]
+		out = strings.ToUpper(u.Scheme) + "://" + strings.ToUpper(u.Host) + ":" + port + strings.TrimPrefix(raw, u.Scheme+"://"+u.Host)
 	}
-	port := map[string]string{"https": "443", "http": "80"}[u.Scheme]
-	out := strings.ToUpper(u.Scheme) + "://" + strings.ToUpper(u.Host) + ":" + port + strings.TrimPrefix(raw, u.Scheme+"://"+u.Host)
 	if inHTML {
 		out = strings.NewReplacer("&", "&amp;", `"`, "&quot;", "<", "&lt;", ">", "&gt;").Replace(out)
 	}

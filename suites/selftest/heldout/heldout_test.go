@@ -1,5 +1,5 @@
 // Package heldout runs the held-out faults of the self-test (origins
-// held-out, held-out-2, held-out-3 and held-out-4: defects of the independent implementation
+// held-out and held-out-2 to held-out-5: defects of the independent implementation
 // written blind): each is caught by its own requirement or carries its
 // reason.
 package heldout
@@ -18,3 +18,5 @@ func TestHeldOut2Faults(t *testing.T) { matrixrun.Check(t, "--only", "held-out-2
 func TestHeldOut3Faults(t *testing.T) { matrixrun.Check(t, "--only", "held-out-3") }
 
 func TestHeldOut4Faults(t *testing.T) { matrixrun.Check(t, "--only", "held-out-4") }
+
+func TestHeldOut5Faults(t *testing.T) { matrixrun.Check(t, "--only", "held-out-5") }
