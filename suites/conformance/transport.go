@@ -40,8 +40,9 @@ func transportSpecs(d decl) {
 			}
 			Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified another user", u+1)
 			By("reading the user's rooms list with the token in the same place: paths that name the user take it too")
-			var rooms []Room
-			e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(e.me(u)) + "/rooms", Place: place}), &rooms)
+			if resp := e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(e.me(u)) + "/rooms", Place: place}); resp.Status == http.StatusUnauthorized {
+				e.expectStatus(resp, 200) // a refused token is this place's; any other answer is the rooms list's checks' to judge
+			}
 			room := e.Target.WriteRoom
 			if room == "" {
 				By("no write_room: the token is tried on reads only")
