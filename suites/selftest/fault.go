@@ -109,11 +109,15 @@ const (
 	// independent.HeldOut5), after the fifth round: measured before any
 	// check was changed for it.
 	HeldOut5 Origin = "held-out-5"
+	// HeldOut6 is a sixth set written blind the same way (see
+	// independent.HeldOut6), after the sixth round: measured before any
+	// check was changed for it.
+	HeldOut6 Origin = "held-out-6"
 )
 
 // Origins lists the origins in the order they were written.
 func Origins() []Origin {
-	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut, HeldOut2, HeldOut3, HeldOut4, HeldOut5}
+	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut, HeldOut2, HeldOut3, HeldOut4, HeldOut5, HeldOut6}
 }
 
 // Fault is a planted defect: a decorator around the unmodified reference
@@ -181,7 +185,8 @@ func Faults() []Fault {
 		heldOutRenderingFaults(), heldOutPaginationFaults(), heldOutSearchFaults(),
 		heldOut2MessagesFaults(), heldOut2PaginationFaults(), heldOut2RenderingFaults(), heldOut2RoomsFaults(), heldOut2SearchFaults(), heldOut2TransportFaults(), heldOut2UnreadFaults(), heldOut2UserFaults(),
 		heldOut3MessagesFaults(), heldOut3PaginationFaults(), heldOut3RenderingFaults(), heldOut3RoomsFaults(), heldOut3SearchFaults(), heldOut3TransportFaults(), heldOut3UnreadFaults(), heldOut3UserFaults(), heldOut4MessagesFaults(), heldOut4PaginationFaults(), heldOut4RenderingFaults(), heldOut4RoomsFaults(), heldOut4SearchFaults(), heldOut4TransportFaults(), heldOut4UnreadFaults(), heldOut4UserFaults(),
-		heldOut5MessagesFaults(), heldOut5PaginationFaults(), heldOut5RenderingFaults(), heldOut5RoomsFaults(), heldOut5SearchFaults(), heldOut5TransportFaults(), heldOut5UnreadFaults(), heldOut5UserFaults())
+		heldOut5MessagesFaults(), heldOut5PaginationFaults(), heldOut5RenderingFaults(), heldOut5RoomsFaults(), heldOut5SearchFaults(), heldOut5TransportFaults(), heldOut5UnreadFaults(), heldOut5UserFaults(),
+		heldOut6Faults())
 	for i := range all {
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])

@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"sort"
@@ -61,6 +62,9 @@ type call struct {
 	vSeen int // defect edit-v-lost-update: the v read before the lock, else -1
 	// viaQuery tells that the token came in the access_token query parameter.
 	viaQuery bool
+	// msgsSeen (defect send-concurrent-lost-update) is the length of the
+	// room's message list read before the lock, else -1.
+	msgsSeen int
 }
 
 type handler func(*call) outcome
@@ -136,6 +140,14 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 			payload = append([]byte("\xef\xbb\xbf"), payload...) // a writer that marks its text as UTF-8
 		}
 	}
+	if out.good && req.Method == http.MethodGet && g.w.is("json-empty-body-flaky") {
+		g.w.mu.Lock()
+		lost := g.w.every("json-empty-body-flaky", 6)
+		g.w.mu.Unlock()
+		if lost {
+			payload = nil // the write failed after the status line and the error was dropped
+		}
+	}
 	if g.w.is("json-cut-16k") && len(payload) > 16<<10 {
 		payload = payload[:16<<10] // a fixed-size write buffer
 	}
@@ -147,6 +159,9 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	} else if out.good && g.w.is("ctype-empty-array-plain") && string(payload) == "[]" {
 		// An empty list is written through the shortcut for constant answers.
 		h.Set("Content-Type", "text/plain; charset=utf-8")
+	} else if out.good && g.w.is("ctype-latin1-non-ascii") && !isASCII(payload) {
+		// The label was picked by a helper that falls back to the legacy charset for any non-ASCII byte.
+		h.Set("Content-Type", "application/json; charset=iso-8859-1")
 	} else if out.good && g.w.is("ctype-no-charset-writes") && (req.Method == http.MethodPost || req.Method == http.MethodPut) {
 		h.Set("Content-Type", "application/json")
 	} else if out.good && g.w.is("ctype-jsonp-query-token") && req.Header.Get("Authorization") == "" && req.URL.Query().Get("access_token") != "" {
@@ -191,6 +206,19 @@ func (g *gateway) handle(req *http.Request) outcome {
 		}
 		w.mu.Unlock()
 		time.Sleep(20 * time.Millisecond)
+	}
+	msgsSeen := -1
+	if w.is("send-concurrent-lost-update") && req.Method == http.MethodPost {
+		// The room's message list is loaded before the lock and saved back whole.
+		segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+		if len(segs) == 4 && segs[0] == "v1" && segs[1] == "rooms" && segs[3] == "chatMessages" {
+			w.mu.Lock()
+			if r := w.roomByID[segs[2]]; r != nil {
+				msgsSeen = len(r.msgs)
+			}
+			w.mu.Unlock()
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 	if w.is("auth-identity-race") && req.Header.Get("Authorization") != "" {
 		// The credentials are parked in a field shared by all requests while the session store is asked.
@@ -237,6 +265,8 @@ func (g *gateway) handle(req *http.Request) outcome {
 			now:   time.Now().UTC().Truncate(time.Millisecond),
 			vSeen: vSeen,
 
+			msgsSeen: msgsSeen,
+
 			viaQuery: req.Header.Get("Authorization") == "" && req.URL.Query().Get("access_token") != "",
 		})
 		if out.good && w.every("ctype-flaky", 9) {
@@ -253,6 +283,10 @@ func (w *world) identify(req *http.Request) *member {
 	me, presented := w.credentials(req)
 	switch {
 	case me != nil:
+		if w.is("auth-lockout-after-bad-token") && w.locked[clientHost(req)] {
+			delete(w.locked, clientHost(req)) // the lock is lifted by the refusal it causes
+			return nil
+		}
 		if w.is("auth-session-by-addr") {
 			if first, seen := w.sessions[req.RemoteAddr]; seen {
 				me = first
@@ -262,6 +296,9 @@ func (w *world) identify(req *http.Request) *member {
 		}
 		w.lastUser = me
 	case presented:
+		if w.is("auth-lockout-after-bad-token") {
+			w.locked[clientHost(req)] = true // a failed attempt locks the client address
+		}
 		if w.every("auth-unknown-fallback-flaky", 10) {
 			me = w.lastUser
 		}
@@ -282,6 +319,15 @@ func (w *world) identify(req *http.Request) *member {
 			if len(segs) == 4 && segs[0] == "v1" && segs[1] == "rooms" && segs[3] == "chatMessages" {
 				if r := w.roomByID[segs[2]]; r != nil && len(r.msgs) > 0 {
 					me = r.msgs[len(r.msgs)-1].from
+				}
+			}
+		}
+		if w.is("auth-anonymous-edit-as-author") && req.Method == http.MethodPut {
+			// The edit link of notification mails carries no token; the author was assumed.
+			segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+			if len(segs) == 5 && segs[0] == "v1" && segs[1] == "rooms" && segs[3] == "chatMessages" {
+				if m := w.msgByID[segs[4]]; m != nil {
+					me = m.from
 				}
 			}
 		}
@@ -341,6 +387,9 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 	}
 	if tok != "" {
 		owner := w.tokenOwner(tok)
+		if owner != nil && w.every("auth-query-token-flaky", 5) {
+			return nil, true // the query-token lookup timed out and was taken for a miss
+		}
 		if owner != nil && w.is("auth-query-token-cached-by-path") {
 			// The lookup was cached under the path, the token being stripped from the key.
 			if first, hit := w.qcache[req.URL.Path]; hit {
@@ -351,6 +400,25 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 		return owner, true
 	}
 	return nil, false
+}
+
+// clientHost is the address part of the client's address (defect auth-lockout-after-bad-token).
+func clientHost(req *http.Request) string {
+	host, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil {
+		return req.RemoteAddr
+	}
+	return host
+}
+
+// isASCII tells whether b holds only ASCII bytes (defect ctype-latin1-non-ascii).
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *world) tokenOwner(tok string) *member {
@@ -468,14 +536,44 @@ func (w *world) mentioned(m *msg, u *member) bool {
 	if w.is("unread-mention-send-time") {
 		return contains(m.sentMentions, u)
 	}
+	if w.is("unread-mention-needs-following-space") {
+		return mentionsOf(m, u) && followedBySpace(strings.ToLower(m.text), "@"+strings.ToLower(u.username))
+	}
 	if w.is("unread-mention-leading-only") {
 		return mentionsOf(m, u) && strings.HasPrefix(strings.ToLower(m.text), "@"+strings.ToLower(u.username))
 	}
 	return mentionsOf(m, u)
 }
 
+// followedBySpace tells whether needle occurs in text with white space right
+// after it (defect unread-mention-needs-following-space: the name was searched
+// for with a space after it, so that @ann would not match @anna).
+func followedBySpace(text, needle string) bool {
+	for at := 0; ; {
+		i := strings.Index(text[at:], needle)
+		if i < 0 {
+			return false
+		}
+		end := at + i + len(needle)
+		if end < len(text) && strings.IndexByte(" \t\r\n", text[end]) >= 0 {
+			return true
+		}
+		at = end
+	}
+}
+
+// mentionGone tells whether the mention of u in m was cleared by a mark
+// (defect mark-read-mention-stays-chat).
+func (w *world) mentionGone(m *msg, u *member) bool {
+	return w.is("mark-read-mention-stays-chat") && w.mentionCleared[m][u]
+}
+
 func (w *world) markOne(m *msg, u *member) {
 	if m.from == u {
+		return
+	}
+	if w.is("mark-read-toggles") && m.readers[u] {
+		delete(m.readers, u) // the read flag is flipped, not set
 		return
 	}
 	if w.is("readby-recount") && m.readers[u] {
@@ -528,7 +626,7 @@ type roomJSON struct {
 	Topic          any       `json:"topic"` // a string, but for defect room-topic-empty-null
 	URI            string    `json:"uri,omitempty"`
 	OneToOne       bool      `json:"oneToOne"`
-	UserCount      *int      `json:"userCount,omitempty"`
+	UserCount      any       `json:"userCount,omitempty"` // an *int, but for defect room-usercount-string
 	User           *userJSON `json:"user,omitempty"`
 	UnreadItems    int       `json:"unreadItems"`
 	Mentions       int       `json:"mentions"`
@@ -572,6 +670,12 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 		if w.is("room-dm-uri") {
 			out.URI = peer.username
 		}
+		if w.is("room-dm-url-no-slash") {
+			out.URL = peer.username // the slash was added only to urls built from a uri
+		}
+		if w.is("room-kind-one-to-one-underscored") {
+			out.PlatformType = "ONE_TO_ONE"
+		}
 		if w.is("dm-peer-url-display") {
 			out.User.URL = "/" + strings.ToLower(strings.ReplaceAll(peer.display, " ", ""))
 		}
@@ -612,14 +716,20 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 		v := r.v
 		out.V = &v
 	}
+	if n, isCount := out.UserCount.(*int); isCount && w.is("room-usercount-string") {
+		out.UserCount = strconv.Itoa(*n) // a COUNT column handed back as text
+	}
 	for _, m := range r.msgs {
+		if m.status && w.is("room-count-skips-status") {
+			continue // status updates were sent through the path that raises no counter
+		}
 		unread := w.unreadFor(m, u)
 		if w.is("room-unread-count-includes-own") && m.from == u && r.has(u) {
 			unread = true
 		}
 		if unread {
 			out.UnreadItems++
-			if w.mentioned(m, u) || w.is("room-mentions-count-any") && len(m.r.mentions) > 0 {
+			if w.mentioned(m, u) && !w.mentionGone(m, u) || w.is("room-mentions-count-any") && len(m.r.mentions) > 0 {
 				out.Mentions++
 			}
 		} else if w.is("room-mentions-count-read") && w.mentioned(m, u) && m.from != u {
@@ -752,6 +862,10 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 		}
 		out.EditedAt = &e
 	}
+	if out.EditedAt == nil && w.is("editedat-empty-string-new") {
+		empty := "" // a string column without NULL
+		out.EditedAt = &empty
+	}
 	for _, s := range m.r.urls {
 		out.URLs = append(out.URLs, urlJSON{s})
 	}
@@ -817,6 +931,9 @@ func showMe(c *call) outcome {
 	if c.w.is("me-url-no-slash") {
 		u.URL = c.me.username
 	}
+	if c.w.is("me-username-displayname-swapped") {
+		u.Username, u.DisplayName = u.DisplayName, u.Username // a positional constructor, reordered
+	}
 	if c.w.every("me-avatar-flaky", 7) {
 		u.AvatarURLMedium = "/u/" + url.PathEscape(c.me.username) + "?s=128"
 	}
@@ -849,6 +966,7 @@ func listRooms(c *call) outcome {
 	}
 	var mine []*room
 	noDM := c.w.every("rooms-dm-missing-flaky", 13)
+	unfiltered := c.w.every("hide-filter-skipped-flaky", 6)
 	for _, r := range c.w.rooms {
 		if noDM && r.kind == kindOneToOne {
 			continue
@@ -865,7 +983,10 @@ func listRooms(c *call) outcome {
 		if c.w.is("rooms-repo-needs-grant") && r.kind == kindRepo && c.me.grantState != grantYes {
 			continue // repository rooms were joined through the private-access grant
 		}
-		if r.has(c.me) && !r.hidden[c.me] {
+		if c.w.is("rooms-org-owner-only") && r.kind == kindOrg && c.w.orgOwner(r) != c.me {
+			continue // organisation rooms were joined through the owner's membership
+		}
+		if r.has(c.me) && (!r.hidden[c.me] || unfiltered) {
 			mine = append(mine, r)
 		}
 	}
@@ -911,6 +1032,16 @@ func listRooms(c *call) outcome {
 	return ok(http.StatusOK, out)
 }
 
+// orgOwner is the first member of the organisation whose room r is.
+func (w *world) orgOwner(r *room) *member {
+	for _, g := range w.orgs {
+		if g.room == r && len(g.people) > 0 {
+			return g.people[0]
+		}
+	}
+	return nil
+}
+
 func hideRoom(c *call) outcome {
 	if o, fine := c.self(c.args[0]); !fine {
 		return o
@@ -923,6 +1054,15 @@ func hideRoom(c *call) outcome {
 	case c.w.is("hide-ignored"):
 	case c.w.is("hide-needs-all-read") && len(c.w.unreadView(r, c.me).Chat) > 0:
 		// a room with unread messages is kept so that nothing is missed
+	case c.w.is("hide-dm-hides-shared-rooms") && r.kind == kindOneToOne:
+		// Hiding a conversation went through the "block this person" path.
+		peer := r.peer(c.me)
+		for _, x := range c.w.rooms {
+			if x.has(c.me) && x.has(peer) {
+				x.hidden[c.me] = true
+			}
+		}
+		c.w.hidAny[c.me] = true
 	case c.w.is("hide-for-everyone"):
 		for _, p := range r.members {
 			r.hidden[p] = true
@@ -969,6 +1109,15 @@ func (w *world) unreadView(r *room, u *member) unreadJSON {
 		out = unreadJSON{}
 	}
 	msgs := r.msgs
+	if w.is("unread-list-all-rooms") {
+		// The query filtered on the user and forgot the room.
+		msgs = nil
+		for _, x := range w.rooms {
+			if x.has(u) {
+				msgs = append(msgs, x.msgs...)
+			}
+		}
+	}
 	if w.is("unread-newest-dropped") && len(msgs) > 0 {
 		msgs = msgs[:len(msgs)-1]
 	}
@@ -1000,7 +1149,7 @@ func (w *world) unreadView(r *room, u *member) unreadJSON {
 		}
 		if w.unreadFor(m, u) {
 			out.Chat = append(out.Chat, m.id)
-			if mentioned {
+			if mentioned && !w.mentionGone(m, u) {
 				out.Mention = append(out.Mention, m.id)
 			}
 		}
@@ -1034,6 +1183,12 @@ func showUnread(c *call) outcome {
 	}
 	if c.w.every("unread-chat-flaky", 7) {
 		out.Chat = []string{}
+	}
+	if c.w.every("unread-mention-dropped-flaky", 4) {
+		out.Mention = []string{} // the mention index answered from a cold shard
+	}
+	if c.w.is("unread-mention-omitted-empty") && len(out.Mention) == 0 {
+		return ok(http.StatusOK, map[string][]string{"chat": out.Chat}) // empty lists omitted
 	}
 	return ok(http.StatusOK, out)
 }
@@ -1108,6 +1263,14 @@ func markRead(c *call) outcome {
 		}
 		touched = true
 		marked++
+		if c.w.is("mark-read-mention-stays-chat") && c.w.mentioned(m, c.me) && c.w.unreadFor(m, c.me) {
+			// The mention index was cleared; the chat index was keyed with the mention flag and missed.
+			if c.w.mentionCleared[m] == nil {
+				c.w.mentionCleared[m] = map[*member]bool{}
+			}
+			c.w.mentionCleared[m][c.me] = true
+			continue
+		}
 		c.w.markOne(m, c.me)
 		if c.w.is("mark-read-up-to") {
 			for _, o := range r.msgs {
@@ -1135,8 +1298,8 @@ func markRead(c *call) outcome {
 }
 
 type orgJSON struct {
-	ID        any    `json:"id"` // an int, but for defect org-id-string
-	Name      string `json:"name"`
+	ID        any    `json:"id"`             // an int, but for defect org-id-string
+	Name      any    `json:"name,omitempty"` // a string; nil only for defect org-name-from-room
 	AvatarURL string `json:"avatar_url"`
 	Room      any    `json:"room,omitempty"` // a *roomJSON, but for defect org-room-empty-object
 }
@@ -1155,6 +1318,12 @@ func listOrgs(c *call) outcome {
 		e := orgJSON{ID: g.id, Name: g.name, AvatarURL: "https://avatars.chat.test/o/" + url.PathEscape(g.name) + ".png"}
 		if c.w.is("org-id-string") {
 			e.ID = strconv.Itoa(g.id)
+		}
+		if c.w.is("org-name-from-room") {
+			e.Name = nil // the name was read off the joined room
+			if g.room != nil {
+				e.Name = c.w.roomView(g.room, c.me).Name
+			}
 		}
 		if relative {
 			e.AvatarURL = "/o/" + url.PathEscape(g.name) + ".png"
@@ -1189,7 +1358,7 @@ func listOrgs(c *call) outcome {
 type repoJSON struct {
 	ID      int       `json:"id"`
 	Name    string    `json:"name"`
-	URI     string    `json:"uri"`
+	URI     any       `json:"uri,omitempty"`     // a string; nil only for defect repo-uri-from-room
 	Private any       `json:"private,omitempty"` // a bool; nil only for defect repo-private-omitempty
 	Room    *roomJSON `json:"room,omitempty"`
 }
@@ -1207,6 +1376,13 @@ func listRepos(c *call) outcome {
 	granted := c.me.grantState == grantYes
 	if c.viaQuery && c.w.is("repo-grant-skipped-query-auth") {
 		granted = false // the grant is loaded by the header-token middleware only
+	}
+	if c.w.is("repo-grant-of-last-lister") {
+		// The grant lives in a variable shared by all requests; only a grant ever sets it.
+		if granted {
+			c.w.lastGrant = true
+		}
+		granted = c.w.lastGrant
 	}
 	if c.w.is("repo-grant-lazy-first-list") && !c.w.grantLoaded[c.me] {
 		granted = false // the grant is loaded after the list was built
@@ -1228,6 +1404,12 @@ func listRepos(c *call) outcome {
 		e := repoJSON{ID: p.id, Name: p.name, URI: p.uri, Private: p.private}
 		if !p.private && c.w.is("repo-private-omitempty") {
 			e.Private = nil
+		}
+		if c.w.is("repo-uri-from-room") {
+			e.URI = nil // the uri was read off the joined room
+			if p.room != nil {
+				e.URI = p.room.uri
+			}
 		}
 		if p.room != nil {
 			v := c.w.roomView(p.room, c.me)
@@ -1276,7 +1458,25 @@ func listChannels(c *call) outcome {
 			out[i].PlatformType = "CHANNEL"
 		}
 	}
+	if c.w.is("channel-security-as-flag") {
+		objs := asObjects(out)
+		for _, o := range objs {
+			if _, has := o["security"]; has {
+				o["security"] = true // the public flag of the channel row
+			}
+		}
+		return ok(http.StatusOK, objs)
+	}
 	return ok(http.StatusOK, out)
+}
+
+// asObjects re-reads a list answer as generic JSON objects, for defects that
+// rewrite fields beyond the types of the shapes.
+func asObjects(v any) []map[string]any {
+	raw, _ := json.Marshal(v)
+	var out []map[string]any
+	_ = json.Unmarshal(raw, &out)
+	return out
 }
 
 func contains(xs []*member, p *member) bool {
@@ -1323,6 +1523,10 @@ func listMessages(c *call) outcome {
 	if !fine || skip < 0 || skip > maxSkip || skip == maxSkip && c.w.is("skip-5000-refused") {
 		return complain(http.StatusUnprocessableEntity, "skip must be an integer from 0 to 5000")
 	}
+	if c.w.is("skip-bound-includes-limit") && skip+limit > maxSkip {
+		// The bound was put on the last row the scan reaches.
+		return complain(http.StatusUnprocessableEntity, "skip must be an integer from 0 to 5000")
+	}
 	if c.w.is("skip-deep-timeout") && skip > 1000 {
 		return complain(http.StatusGatewayTimeout, "the query took too long") // a deep OFFSET scan hits the statement timeout
 	}
@@ -1357,6 +1561,12 @@ func listMessages(c *call) outcome {
 	}
 	if before != nil && c.w.is("before-limit-default") {
 		limit = defaultLimit // the beforeId query was built without the limit
+	}
+	if before != nil && skip > 0 && c.w.is("before-dropped-with-skip") {
+		before = nil // with an offset the query runs in offset mode, without the cursor
+	}
+	if before != nil && limit > 50 && c.w.is("before-limit-capped-50") {
+		limit = 50 // the history page size
 	}
 
 	// Search: every whitespace-separated term must occur in the text, ignoring case.
@@ -1401,6 +1611,9 @@ func listMessages(c *call) outcome {
 		if len(terms) > 0 && m.status && c.w.is("search-status-excluded") {
 			continue
 		}
+		if len(terms) > 0 && m.from == c.me && c.w.is("search-skips-own-messages") {
+			continue // the search index was built from incoming messages
+		}
 		low := strings.ToLower(m.indexed)
 		if c.w.is("search-lowercase-query-only") {
 			low = m.indexed
@@ -1418,6 +1631,17 @@ func listMessages(c *call) outcome {
 			if !strings.Contains(low, t) {
 				hit = false
 				break
+			}
+		}
+		if len(terms) > 0 && c.w.is("search-token-keeps-punctuation") {
+			// Whole words, split on white space only.
+			words := map[string]bool{}
+			for _, f := range strings.Fields(low) {
+				words[f] = true
+			}
+			hit = true
+			for _, t := range terms {
+				hit = hit && words[t]
 			}
 		}
 		if len(terms) > 0 && c.w.is("search-prefix-of-text") {
@@ -1476,6 +1700,10 @@ func listMessages(c *call) outcome {
 			end = len(pool)
 			start = max(0, end-limit)
 		}
+		if c.w.is("around-limit-one-empty") {
+			// limit/2 on each side of the anchor, the end excluded.
+			start, end = max(0, pos-limit/2), min(len(pool), pos+limit/2)
+		}
 		if c.w.is("around-window-limit-plus-one") {
 			// limit/2 on each side of the anchor, and the anchor itself.
 			start, end = max(0, pos-limit/2), min(len(pool), pos+limit/2+1)
@@ -1524,8 +1752,18 @@ func listMessages(c *call) outcome {
 			}
 			pool = kept
 		}
+		idsAfter := after != nil && c.w.is("after-compares-ids")
+		if idsAfter {
+			kept := make([]*msg, 0, len(pool))
+			for _, m := range pool {
+				if m.id > after.id { // ids taken for time-ordered ones
+					kept = append(kept, m)
+				}
+			}
+			pool = kept
+		}
 		lo, hi := 0, len(pool)
-		if after != nil && !(before != nil && c.w.is("after-ignored-with-before")) {
+		if after != nil && !idsAfter && !(before != nil && c.w.is("after-ignored-with-before")) {
 			lo = sort.Search(len(pool), func(i int) bool { return pool[i].seq > after.seq })
 			if c.w.is("after-inclusive") {
 				lo = sort.Search(len(pool), func(i int) bool { return pool[i].seq >= after.seq })
@@ -1563,6 +1801,12 @@ func listMessages(c *call) outcome {
 			if c.w.is("skip-counts-anchor") && skip > 0 {
 				skip-- // the anchor is counted as the first skipped message
 			}
+			if c.w.is("skip-twice-with-before") {
+				skip *= 2 // once as OFFSET in the query, once more on its rows
+			}
+			if c.w.is("before-anchor-counted-in-limit") {
+				limit-- // the anchor took a place in the page and was then dropped
+			}
 		}
 		if hi < lo {
 			hi = lo
@@ -1587,12 +1831,26 @@ func listMessages(c *call) outcome {
 			if c.w.is("skip-clamped-to-oldest") && skip > 0 && skip > len(window)-limit {
 				skip = max(0, len(window)-limit) // keep a full page
 			}
-			if c.w.is("skip-after-limit") && before == nil && skip > 0 {
+			if before != nil && c.w.is("before-sorted-ascending-limit") {
+				// The query sorted ascending before it was cut.
+				window = window[:len(window)-min(skip, len(window))]
+				page = append(page, window[:min(limit, len(window))]...)
+			} else if c.w.is("skip-after-limit") && before == nil && skip > 0 {
 				cut := window[len(window)-min(limit, len(window)):]
 				page = append(page, cut[:len(cut)-min(skip, len(cut))]...) // skip applied to the page
 			} else {
 				window = window[:len(window)-min(skip, len(window))]
-				page = append(page, window[len(window)-min(limit, len(window)):]...)
+				take := min(limit, len(window))
+				if c.w.is("limit-skips-status") {
+					// Only ordinary messages count toward the limit.
+					plain := 0
+					for take = 0; take < len(window) && plain < limit; take++ {
+						if !window[len(window)-1-take].status {
+							plain++
+						}
+					}
+				}
+				page = append(page, window[len(window)-take:]...)
 			}
 			if before != nil && len(page) < limit && c.w.is("before-last-page-empty") {
 				page = nil // a short page was taken for the end of the history
@@ -1653,7 +1911,23 @@ func listMessages(c *call) outcome {
 			zero := stamp(time.Time{}) // the zero time of a non-nullable column
 			v.EditedAt = &zero
 		}
+		if c.w.is("readby-list-counter-stale") {
+			// A denormalised counter, filled on the first listing; marks never raise it.
+			if n, filled := c.w.readByCol[m]; filled {
+				v.ReadBy = n
+			} else {
+				c.w.readByCol[m] = v.ReadBy
+			}
+		}
+		if len(terms) > 0 && c.w.is("search-unread-flag-indexed") {
+			v.Unread = m.room.has(c.me) && m.from != c.me // the flag as indexed when the message was sent
+		}
 		out = append(out, v)
+	}
+	if c.w.is("list-newest-marks-read") && before == nil && after == nil && around == nil && len(terms) == 0 {
+		for _, m := range page {
+			c.w.markOne(m, c.me) // opening the room was taken for reading it
+		}
 	}
 	if c.w.is("list-rerender-bumps-v") {
 		for _, m := range page {
@@ -1665,6 +1939,9 @@ func listMessages(c *call) outcome {
 	}
 	if around != nil && c.w.is("around-marks-read") {
 		c.w.markOne(around, c.me) // jumping to a message was taken for reading it
+	}
+	if c.query.Get("q") != "" && c.w.is("search-answer-envelope") {
+		return ok(http.StatusOK, map[string]any{"results": out}) // the search endpoint's envelope
 	}
 	return ok(http.StatusOK, out)
 }
@@ -1712,6 +1989,11 @@ func showMessage(c *call) outcome {
 			}
 		}
 	}
+	if c.w.every("get-one-neighbour-flaky", 7) {
+		if i := indexMsg(r.msgs, m); i > 0 {
+			m = r.msgs[i-1] // a paged lookup, one row off
+		}
+	}
 	if m.prev != nil && c.w.every("get-one-stale-version-flaky", 3) {
 		m = m.prev // read from a replica one edit behind
 	}
@@ -1731,6 +2013,9 @@ func showMessage(c *call) outcome {
 	if c.w.is("get-one-marks-read") {
 		c.w.markOne(m, c.me)
 	}
+	if c.w.is("get-one-metadata-not-loaded") {
+		out.URLs, out.Mentions, out.Issues = []urlJSON{}, []mentionJSON{}, []issueJSON{} // not joined in the single-row query
+	}
 	if c.w.is("get-one-fromuser-caller") {
 		out.FromUser = userView(c.me, true)
 	}
@@ -1745,6 +2030,15 @@ func showMessage(c *call) outcome {
 		return ok(http.StatusOK, obj)
 	}
 	return ok(http.StatusOK, out)
+}
+
+func containsString(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 func containsMsg(ms []*msg, m *msg) bool {
@@ -1818,6 +2112,17 @@ func sendMessage(c *call) outcome {
 	if c.w.is("send-status-needs-me") && !strings.HasPrefix(text, "/me") {
 		status = false
 	}
+	if status && c.w.is("send-status-me-stripped") {
+		text = strings.TrimPrefix(text, "/me ") // the command word was taken for markup
+	}
+	var prev *msg // the room's previous message, read before the insert
+	if n := len(r.msgs); n > 0 {
+		prev = r.msgs[n-1]
+	}
+	from := c.me
+	if c.viaQuery && c.w.is("send-query-auth-fromuser-owner") {
+		from = r.members[0] // the integration path posts as the room owner
+	}
 	at := c.now
 	if n := len(r.msgs); n > 0 && r.msgs[n-1].sent.After(at) {
 		at = r.msgs[n-1].sent // never let sending order and time disagree
@@ -1833,8 +2138,19 @@ func sendMessage(c *call) outcome {
 	if c.w.is("rooms-list-cached-until-send") {
 		c.w.roomsCache = map[*member][]roomJSON{}
 	}
-	m := c.w.seedMessage(r, c.me, text, at)
+	m := c.w.seedMessage(r, from, text, at)
 	m.status = status
+	if c.msgsSeen >= 0 && c.msgsSeen < len(r.msgs)-1 {
+		// The list read before the lock is saved back with only this message added.
+		for _, lost := range r.msgs[c.msgsSeen : len(r.msgs)-1] {
+			delete(c.w.msgByID, lost.id)
+		}
+		r.msgs = append(append([]*msg(nil), r.msgs[:c.msgsSeen]...), m)
+	}
+	if status && c.w.is("render-status-plain") {
+		// The /me template escapes the text itself and knows no links, mentions or issues.
+		m.r.html = strings.ReplaceAll(html.EscapeString(text), "\n", "<br>")
+	}
 	if c.w.is("send-editedat-sent") {
 		m.edited = m.sent
 	}
@@ -1866,6 +2182,10 @@ func sendMessage(c *call) outcome {
 		c.touchAs(r, r.members[0])
 	case c.w.is("send-status-no-touch") && m.status:
 		// status updates were not counted as activity
+	case c.w.is("send-touch-previous-message"):
+		if prev != nil {
+			r.lastAccess[c.me] = prev.sent // the time was read off the room's last row before the insert
+		}
 	default:
 		c.touch(r)
 	}
@@ -1888,6 +2208,9 @@ func sendMessage(c *call) outcome {
 	}
 	if c.w.is("send-answer-v-zero") {
 		view.V = 0 // the answer was built before the version was set
+	}
+	if prev != nil && c.w.is("send-answer-fromuser-last-sender") {
+		view.FromUser = userView(prev.from, true) // the room's last-message preview, read before the insert
 	}
 	return ok(code, view)
 }
@@ -1913,6 +2236,11 @@ func editMessage(c *call) outcome {
 	if m == nil || m.room != r && !c.w.is("edit-any-room") {
 		return nothing()
 	}
+	if c.w.is("edit-hits-next-message") {
+		if i := indexMsg(r.msgs, m); i >= 0 && i+1 < len(r.msgs) {
+			m = r.msgs[i+1] // the position found was used as an index without taking one off
+		}
+	}
 	if m.from != c.me {
 		return complain(http.StatusForbidden, "only the author may change a message")
 	}
@@ -1927,12 +2255,18 @@ func editMessage(c *call) outcome {
 			return bad
 		}
 	}
+	if obj["text"] == nil && c.w.is("edit-missing-text-noop-200") {
+		return ok(http.StatusOK, c.w.messageView(m, c.me)) // PUT taken for a partial update with nothing to change
+	}
 	text, o, fine := textField(obj)
 	if !fine {
 		if !(c.w.is("edit-missing-text-blank") && obj["text"] == nil) {
 			return o
 		}
 		text = "" // PUT taken as a whole replacement
+	}
+	if c.w.is("edit-text-escaped-stored") {
+		text = html.EscapeString(text) // the update path "sanitises" its input
 	}
 	if c.w.is("send-reverts-edits") {
 		if _, found := c.w.snaps[m]; !found {
@@ -1954,6 +2288,11 @@ func editMessage(c *call) outcome {
 		cp := *m
 		m = &cp // the change only reaches the answer
 	}
+	if c.w.every("edit-lost-flaky", 5) {
+		cp := *m
+		m = &cp // the write was acknowledged before it was flushed, and then dropped
+	}
+	vBefore := m.v
 	m.edits++
 	m.text = text
 	if !c.w.is("search-stale-after-edit") {
@@ -1962,6 +2301,18 @@ func editMessage(c *call) outcome {
 	fresh := c.w.render(text, true, m.from)
 	if c.w.is("edit-meta-stale") {
 		fresh.urls, fresh.mentions, fresh.typed, fresh.issues = m.r.urls, m.r.mentions, m.r.typed, m.r.issues
+	}
+	if c.w.is("edit-html-stale") {
+		fresh.html = m.r.html // the rendered body is cached apart and was not refreshed
+	}
+	if c.w.is("edit-issues-accumulate") {
+		merged := append([]string(nil), m.r.issues...)
+		for _, n := range fresh.issues {
+			if !containsString(merged, n) {
+				merged = append(merged, n) // appended to the stored list instead of replacing it
+			}
+		}
+		fresh.issues = merged
 	}
 	m.r = fresh
 	m.edited = c.now
@@ -1973,6 +2324,12 @@ func editMessage(c *call) outcome {
 	}
 	if c.w.is("edit-editedat-is-sent") {
 		m.edited = m.sent
+	}
+	if c.w.is("editedat-first-edit-kept") && !lastEdit.IsZero() {
+		m.edited = lastEdit // COALESCE(editedAt, now())
+	}
+	if c.w.is("edit-clears-status") {
+		m.status = false // the message was rebuilt from the edit body
 	}
 	if c.w.is("edit-marks-read-all") {
 		for _, p := range r.members {
@@ -2004,6 +2361,9 @@ func editMessage(c *call) outcome {
 	}
 	if c.w.is("edit-editedat-null-response") {
 		out.EditedAt = nil
+	}
+	if c.w.is("edit-answer-v-not-raised") {
+		out.V = vBefore // the answer was built from the row read before the update
 	}
 	if c.w.every("edit-old-text-flaky", 6) {
 		out.Text = old

@@ -46,6 +46,12 @@ type renderFlags struct {
 	linkFragmentCut          bool // link-fragment-cut
 	linkAmpRaw               bool // render-link-amp-raw
 	mentionStopsAtDash       bool // mention-name-stops-at-dash
+	// sixth held-out set
+	codeSpanRaw          bool // render-code-span-raw
+	mentionCaseSensitive bool // render-mention-case-sensitive
+	issueStartPlain      bool // render-issue-at-start-plain
+	urlsNoTrailingSlash  bool // meta-urls-trailing-slash-dropped
+	urlsEscaped          bool // meta-urls-from-html-escaped
 }
 
 // hasPort tells whether the host part of a link carries a port.
@@ -78,6 +84,23 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 	links := 0
 
 	plain := func(s string) {
+		if escape && f.codeSpanRaw && strings.Count(s, "`") >= 2 {
+			// Code spans were meant to show their text as written, and were written as is.
+			var b strings.Builder
+			parts := strings.Split(s, "`")
+			for i, part := range parts {
+				switch {
+				case i%2 == 1 && i < len(parts)-1:
+					b.WriteString("<code>" + part + "</code>")
+				case i%2 == 1:
+					b.WriteString(html.EscapeString("`" + part)) // an unpaired backtick
+				default:
+					b.WriteString(html.EscapeString(part))
+				}
+			}
+			out.WriteString(strings.ReplaceAll(b.String(), "\n", "<br>"))
+			return
+		}
 		if escape && f.rawAfterNewline {
 			if i := strings.IndexByte(s, '\n'); i >= 0 {
 				s = html.EscapeString(s[:i]) + s[i:]
@@ -133,6 +156,10 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 				seenURL[link] = true
 				if f.urlsLower {
 					res.urls = append(res.urls, strings.ToLower(link)) // normalised like a host name
+				} else if f.urlsNoTrailingSlash {
+					res.urls = append(res.urls, strings.TrimSuffix(link, "/")) // "normalised" like a path
+				} else if f.urlsEscaped {
+					res.urls = append(res.urls, html.EscapeString(link)) // read back off the anchor's href
 				} else {
 					res.urls = append(res.urls, link)
 				}
@@ -155,7 +182,8 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			plain(text[cursor:start])
 			punctAfter := end < len(text) && strings.IndexByte(",.;:!?", text[end]) >= 0
 			if f.mentionRepeatPlain && seenUser[who] || f.plainMentionOf != nil && who == f.plainMentionOf ||
-				f.mentionPunctPlain && punctAfter || f.mentionAfterNewlinePlain && start > 0 && text[start-1] == '\n' {
+				f.mentionPunctPlain && punctAfter || f.mentionAfterNewlinePlain && start > 0 && text[start-1] == '\n' ||
+				f.mentionCaseSensitive && name != who.username {
 				plain(text[start:end])
 			} else {
 				out.WriteString(`<span data-screen-name="` + html.EscapeString(who.username) + `" class="mention">` + html.EscapeString(text[start:end]) + `</span>`)
@@ -178,7 +206,7 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			spaceBefore := start == 0 || text[start-1] == ' ' || text[start-1] == '\n'
 			punctAfter := end < len(text) && strings.IndexByte(".,;:!?)", text[end]) >= 0
 			if f.issueEndPlain && end == len(text) || f.issueLongPlain && len(num) > 4 || f.issueNeedsSpace && !spaceBefore ||
-				f.issuePunctPlain && punctAfter {
+				f.issuePunctPlain && punctAfter || f.issueStartPlain && start == 0 {
 				plain(text[start:end])
 			} else {
 				out.WriteString(`<span data-issue="` + num + `" class="issue">#` + num + `</span>`)

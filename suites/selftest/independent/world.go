@@ -154,6 +154,12 @@ type world struct {
 	viewerCache  map[*msg]map[*member]messageJSON // defect edit-render-cache-per-viewer
 	beforeOffset map[*msg]int                     // defect before-cursor-offset-from-newest
 	searchCache  map[string][]*msg                // defect search-results-cached
+
+	// sixth held-out set
+	locked         map[string]bool           // defect auth-lockout-after-bad-token: client hosts that sent an unknown token
+	lastGrant      bool                      // defect repo-grant-of-last-lister
+	mentionCleared map[*msg]map[*member]bool // defect mark-read-mention-stays-chat
+	readByCol      map[*msg]int              // defect readby-list-counter-stale
 }
 
 func (w *world) is(defect string) bool { return w.defect == defect }
@@ -191,6 +197,11 @@ func (w *world) render(text string, edit bool, from *member) rendered {
 		linkFragmentCut:          w.is("link-fragment-cut"),
 		linkAmpRaw:               w.is("render-link-amp-raw"),
 		mentionStopsAtDash:       w.is("mention-name-stops-at-dash"),
+		codeSpanRaw:              w.is("render-code-span-raw"),
+		mentionCaseSensitive:     w.is("render-mention-case-sensitive"),
+		issueStartPlain:          w.is("render-issue-at-start-plain"),
+		urlsNoTrailingSlash:      w.is("meta-urls-trailing-slash-dropped"),
+		urlsEscaped:              w.is("meta-urls-from-html-escaped"),
 	}
 	if w.is("render-mention-self") {
 		f.plainMentionOf = from
@@ -303,6 +314,10 @@ func buildWorld(seed uint64, defect string, now time.Time) (*world, error) {
 		viewerCache:  map[*msg]map[*member]messageJSON{},
 		beforeOffset: map[*msg]int{},
 		searchCache:  map[string][]*msg{},
+
+		locked:         map[string]bool{},
+		mentionCleared: map[*msg]map[*member]bool{},
+		readByCol:      map[*msg]int{},
 	}
 	suffix := ""
 	if seed != 0 {
