@@ -290,8 +290,18 @@ func roomSpecs(d decl) {
 		})
 
 		d.it("lists no private repository for a user who did not grant access", reqs("REPO-PRIVATE-WITHHELD"), func(e *Env) {
+			granting := e.usersWhoGranted(true)
 			for _, u := range e.usersWhoGranted(false) {
 				Expect(e.privateRepos(u)).To(BeEmpty(), "user %d did not grant private access but sees private repositories", u+1)
+				if len(granting) == 0 {
+					continue
+				}
+				// Right after a granting user's list: one user's grant
+				// reaches no other user, whatever was asked just before.
+				g := granting[0]
+				By(fmt.Sprintf("reading user %d's repositories list right after user %d's, who granted access", u+1, g+1))
+				e.step("REPO-LIST", func() { e.privateReposByRead(g) })
+				Expect(e.privateRepos(u)).To(BeEmpty(), "user %d did not grant private access but sees private repositories right after user %d, who granted it, listed theirs", u+1, g+1)
 			}
 		})
 	})

@@ -26,6 +26,15 @@ func transportSpecs(d decl) {
 			if place == client.QueryToken {
 				other = client.Bearer
 			}
+			// A token the server never issued comes first, in the same
+			// place: refusing one changes nothing for the tokens it did
+			// issue (whether it refuses is AUTH-UNKNOWN-TOKEN's to judge).
+			By("sending a token the server never issued first: a refusal changes nothing for the issued tokens that follow")
+			bogus := strings.Repeat("7", len(e.Users[u].Token))
+			if bogus == e.Users[u].Token {
+				bogus = strings.Repeat("8", len(bogus))
+			}
+			e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: place, Token: bogus, Invalid: true})
 			var users []User
 			e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: place}), &users)
 			Expect(users).To(HaveLen(1))

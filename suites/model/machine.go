@@ -49,6 +49,29 @@ func (w wireMsg) edited() (present, null bool) {
 	return true, string(*w.EditedAt) == "null"
 }
 
+// tick moves the machine's clock to t, when t is later.
+func (m *machine) tick(t time.Time) {
+	if t.After(m.clock) {
+		m.clock = t
+	}
+}
+
+// editedTime is editedAt as a time, zero when absent, null or unreadable.
+func (w wireMsg) editedTime() time.Time {
+	if w.EditedAt == nil {
+		return time.Time{}
+	}
+	var at string
+	if json.Unmarshal(*w.EditedAt, &at) != nil {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
 func (w wireMsg) sentTime() time.Time {
 	t, err := time.Parse(time.RFC3339Nano, w.Sent)
 	if err != nil {
@@ -90,10 +113,19 @@ type aborted struct{ err error }
 
 // machine runs one sequence against the target and holds the model.
 type machine struct {
-	ctx   context.Context
-	cfg   *Config
-	st    *state
-	judge map[string]bool
+	// countTurn says which room besides the write room the next read of a
+	// list that holds rooms compares with its unread lists (see rooms).
+	countTurn int
+	// clock is the latest time the server wrote in an acknowledged answer
+	// (a send's sent, an edit's editedAt): what it stamps on a write
+	// requested after that is not older.
+	clock time.Time
+	// searching: the message judged is one a search found (see judgeMsg).
+	searching bool
+	ctx       context.Context
+	cfg       *Config
+	st        *state
+	judge     map[string]bool
 	// applied are the requirements a judgement was applied for.
 	applied map[string]bool
 	steps   []string // what ran, one line per operation
@@ -423,6 +455,9 @@ func (m *machine) text(o op) written {
 	}
 	link := func(i int) string {
 		l := fmt.Sprintf("https://example.com/%s/%d/%d?a=%d&b=two", m.cfg.Marker, n, i, i)
+		if (n+i)%3 == 0 {
+			l = fmt.Sprintf("https://example.com/%s/%d/%d/", m.cfg.Marker, n, i) // a path that ends in a slash, kept as written
+		}
 		w.links = append(w.links, l)
 		return l
 	}
@@ -461,6 +496,38 @@ func (m *machine) text(o op) written {
 	if (o.Parts>>3)&3 == 2 {
 		w.issues = append(w.issues, issue)
 		parts = append(parts, "closes #"+issue)
+	}
+	// Where a part sits: the start and the end of a text bound a word in
+	// every reading, so one text in four opens with its issue reference,
+	// its first mention or its first link, and one in four ends with a
+	// bare mention (taken from what is drawn already).
+	place := (o.Picks[2]/4 + o.Text + n) % 8
+	lead := func(prefix string) bool {
+		for i, p := range parts {
+			if i > 1 && strings.HasPrefix(p, prefix) {
+				parts = slices.Insert(slices.Delete(parts, i, i+1), 0, strings.TrimPrefix(p, prefix))
+				return true
+			}
+		}
+		return false
+	}
+	switch place {
+	case 1:
+		lead("fixes ")
+		lead("closes ")
+	case 2:
+		lead("hi ")
+	case 3:
+		lead("see ")
+	case 4, 5:
+		if len(w.mentions) > 0 {
+			parts = append(parts, "@"+m.cfg.Users[w.mentions[len(w.mentions)-1]].Username)
+		}
+	}
+	// A status update is written the way chat clients write one, after
+	// /me: the text comes back as it was sent, prefix and all.
+	if o.Kind == Send && o.Status == 1 && (o.Picks[0]+n)%2 == 0 {
+		parts = slices.Insert(parts, 0, "/me")
 	}
 	w.text = strings.Join(parts, " ")
 	return w
@@ -583,6 +650,7 @@ func (m *machine) send(o op) {
 	m.need("MSG-SEND-200", ok && w.ID != "", "a valid send answered %d without a usable message", resp.Status)
 	_, dup := m.st.byID[w.ID]
 	m.check("MSG-SEND-STORED", !dup, "a send answered the id %s of a message sent before it", w.ID)
+	m.tick(w.sentTime())
 	m.check("MSG-SEND-TEXT", w.Text != nil && *w.Text == text, "the send answer's text is %s, not the text sent %q", quote(w.Text), text)
 	m.check("MSG-SEND-TEXT", w.FromUser == nil || w.FromUser.ID == m.cfg.Users[u].ID, "the send answer's fromUser is %s, not the sender %s", fromID(w), m.cfg.Users[u].ID)
 	// The creation defaults and the status flag are statements about the
@@ -690,6 +758,7 @@ func (m *machine) edit(o op) {
 		wr.word = target.word
 	}
 	text := wr.text
+	floor := m.clock
 	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(room, target.id), Body: map[string]any{"text": text}})
 	switch {
 	case other:
@@ -721,6 +790,8 @@ func (m *machine) edit(o op) {
 		m.check("MSG-EDIT-V-INC", w.V == nil || *w.V >= want, "an edit of a message at v %d answered v %s", target.v, intp(w.V))
 	}
 	m.edited = target
+	target.editFloor = floor
+	m.tick(w.editedTime())
 	target.prevText = target.text
 	target.text, target.v, target.refused, target.refusedText, target.changed = text, want, "", "", m.now()
 	if w.Text != nil && *w.Text != text {
@@ -913,8 +984,11 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 			"message %s (%s) has text %q; the model holds %q (v %d)", k.id, where, *w.Text, k.text, k.v)
 	}
 	if w.V != nil {
-		m.check("MSG-EDIT-PERSISTED", *w.V >= k.freshV[u], "message %s (%s) is at v %d, yet user %d was shown it at v %d before", k.id, where, *w.V, u+1, k.freshV[u])
-		if *w.V <= k.v && *w.V > k.freshV[u] {
+		// What a search finds may come from an index of its own, which
+		// lags on its own: once past the lag it agrees, and before it no
+		// order with the pages' answers is stated.
+		m.check("MSG-EDIT-PERSISTED", m.searching || *w.V >= k.freshV[u], "message %s (%s) is at v %d, yet user %d was shown it at v %d before", k.id, where, *w.V, u+1, k.freshV[u])
+		if *w.V <= k.v && *w.V > k.freshV[u] && !m.searching {
 			k.freshV[u] = *w.V
 		}
 		switch {
@@ -925,6 +999,12 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 		case *w.V > k.v && m.cfg.SoleWriter:
 			m.check(vReq, false, "message %s (%s) is at v %d; only %d edit(s) were accepted, so it is at v %d", k.id, where, *w.V, k.v-1, k.v)
 		}
+	}
+	if at := w.editedTime(); !at.IsZero() && w.V != nil && *w.V == k.v && k.v > 1 && !k.editFloor.IsZero() {
+		// The message as the last acknowledged edit left it: its editedAt
+		// is the time of that edit, not older than what the server stamped
+		// on writes acknowledged before the edit was asked for.
+		m.check("MSG-EDIT-PERSISTED", !at.Before(k.editFloor.Add(-time.Millisecond)), "message %s (%s) is at v %d with editedAt %s, older than %s, a time the server wrote before that edit was asked for: the edit's time was not stored", k.id, where, *w.V, at.Format(time.RFC3339Nano), k.editFloor.Format(time.RFC3339Nano))
 	}
 	if present, null := w.edited(); present {
 		if w.V != nil && *w.V == 1 {
@@ -938,7 +1018,7 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 		"message %s (%s) has status %s; it was sent with status %v", k.id, where, boolp(w.Status), k.status)
 	if w.Unread != nil && !k.unknown[u] {
 		read, settled := k.readFor(u, now, m.cfg.Eventually)
-		if read && *w.Unread == !read {
+		if read && *w.Unread == !read && !m.searching {
 			k.freshRead[u] = true
 		}
 		req := "UNREAD-FLAG"
@@ -947,7 +1027,7 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 			// lost it too (a list that still holds it leaves the flag wrong)
 			req = "UNREAD-MARK-READ"
 		}
-		m.eventually(req, settled || read && k.freshRead[u], *w.Unread == !read, "message %s (%s) is unread %v for user %d, who %s", k.id, where, *w.Unread, u+1, readWords(k, u, read))
+		m.eventually(req, settled || read && k.freshRead[u] && !m.searching, *w.Unread == !read, "message %s (%s) is unread %v for user %d, who %s", k.id, where, *w.Unread, u+1, readWords(k, u, read))
 	}
 	if w.Text != nil && *w.Text == k.text {
 		m.judgeRendering(k, w, where)
@@ -1069,9 +1149,49 @@ func (m *machine) listOwn(u int, o op) {
 	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
 	if !whole {
 		m.judgePage(u, o.Limit, BeforeAndAfter, nil, nil, page, what) // no anchor: the page as such, its size and its messages
+		if defined || cursor == BeforeAndAfter && anchor != nil {
+			// Whichever end skip counts from, and whatever a limit beyond
+			// the bound does, a cursor still bounds the page: skip and
+			// limit choose among the messages on the cursor's side only.
+			m.judgeBounds(cursor, anchor, older, page, what)
+		}
 		return
 	}
 	m.judgePage(u, o.Limit, cursor, anchor, older, page, what)
+}
+
+// judgeBounds holds a page to its cursors' sides alone: no message at or
+// after beforeId, none at or before afterId. It says nothing of which
+// messages of that side the page holds.
+func (m *machine) judgeBounds(cursor Cursor, anchor, older *msg, page []wireMsg, what string) {
+	sole := m.cfg.SoleWriter
+	var refs []ref
+	for _, w := range page {
+		if _, foreign := m.foreignOf(w); !foreign {
+			refs = append(refs, ref{id: w.ID, known: m.st.byID[w.ID], sent: w.sentTime()})
+		}
+	}
+	side := func(req string, lo, hi *msg, cur *msg, word string) {
+		for _, r := range refs {
+			m.check(req, r.id != cur.id, "%s holds its own %s cursor", what, word)
+			var isBefore, ok bool
+			if lo == nil {
+				isBefore, ok = m.st.before(r, ref{id: hi.id, known: hi, sent: hi.sent}, sole)
+			} else {
+				isBefore, ok = m.st.before(ref{id: lo.id, known: lo, sent: lo.sent}, r, sole)
+			}
+			m.check(req, !ok || isBefore, "%s holds message %s, which is not %s %s", what, r.id, map[string]string{"beforeId": "before", "afterId": "after"}[word], cur.id)
+		}
+	}
+	switch cursor {
+	case BeforeID:
+		side("PAGE-BEFOREID", nil, anchor, anchor, "beforeId")
+	case AfterID:
+		side("PAGE-AFTERID", anchor, nil, anchor, "afterId")
+	case BeforeAndAfter:
+		side("PAGE-BEFOREID", nil, anchor, anchor, "beforeId")
+		side("PAGE-AFTERID", older, nil, older, "afterId")
+	}
 }
 
 // judgePage holds a page to the model.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -144,7 +145,11 @@ func (m *machine) rooms(o op) {
 	}
 	where := "user " + strconv.Itoa(u+1) + "'s " + l.name
 	if len(others) > 0 {
-		m.countsOf(u, others[o.Picks[1]%len(others)], where)
+		// The rooms in turn, not at random: over a sequence every room of
+		// the lists is compared, the rooms a user only lurks in too.
+		sort.Slice(others, func(i, j int) bool { return others[i].ID < others[j].ID })
+		m.countsOf(u, others[m.countTurn%len(others)], where)
+		m.countTurn++
 	}
 	if w == nil {
 		return // a list without the write room is the lists' checks to judge
@@ -248,6 +253,11 @@ func (m *machine) searchWord(u int, o op) {
 		if x == nil {
 			continue
 		}
+		// A message a search finds is the message a page shows: every
+		// statement about one message holds in search results too.
+		m.searching = true
+		m.judgeMsg(u, x, w, "in "+what)
+		m.searching = false
 		word := strings.ToLower(k.word)
 		now, before := strings.Contains(strings.ToLower(x.text), word), strings.Contains(strings.ToLower(x.prevText), word)
 		// A lagging index may still find an edited message by its old
@@ -299,6 +309,9 @@ func (m *machine) searchPair(u int, o op) bool {
 		if x == nil {
 			continue
 		}
+		m.searching = true
+		m.judgeMsg(u, x, w, "in "+what)
+		m.searching = false
 		m.eventually("SEARCH-Q", !holds(x.prevText) || x.settled(m.now(), m.cfg.Eventually), holds(x.text), "%s found message %s, whose text %q holds neither word in any letter case", what, x.id, x.text)
 	}
 	m.eventually("SEARCH-Q", k.settled(m.now(), m.cfg.Eventually), seen[k.id], "%s did not find message %s, whose text holds both words side by side, in that order", what, k.id)

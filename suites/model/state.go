@@ -16,6 +16,9 @@ type msg struct {
 	v    int
 	seq  int       // acknowledgement order of the send within the sequence
 	sent time.Time // the server's sent time ("zero" when it could not be read)
+	// editFloor is the machine's clock when the last acknowledged edit was
+	// asked for: that edit's editedAt is not older.
+	editFloor time.Time
 	// read says, per user, whether the model knows the message read by that
 	// user (the sender reads it by sending), and since when; unknown marks
 	// a user whose read state the model cannot know (a mark read through

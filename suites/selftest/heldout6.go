@@ -80,6 +80,6 @@ func heldOut6Faults() []Fault {
 		HeldOut6.fault("UNREAD-ROOM-COUNTS/stale-derived#8", heldOut6What("room-count-skips-status")).inIndependent("room-count-skips-status"),
 		HeldOut6.fault("UNREAD-ROOM-COUNTS/too-wide#4", heldOut6What("unread-list-all-rooms")).inIndependent("unread-list-all-rooms"),
 		HeldOut6.fault("UNREAD-SHAPE/shape#6", heldOut6What("unread-mention-omitted-empty")).inIndependent("unread-mention-omitted-empty"),
-		HeldOut6.fault("USER-STABLE/shape#4", heldOut6What("me-username-displayname-swapped")).inIndependent("me-username-displayname-swapped"),
+		HeldOut6.fault("USER-STABLE/shape#4", heldOut6What("me-username-displayname-swapped")).inIndependent("me-username-displayname-swapped").inWholeRun(),
 	}
 }
