@@ -89,7 +89,7 @@ func paginationSpecs(d decl) {
 			d.entry("limit 100", reqs("PAGE-BEFOREID-WALK", "PAGE-LIMIT", "LIMIT-100"), 100),
 		)
 
-		d.it("answers no newer message for beforeId at the oldest message of a room, and its neighbours for afterId and aroundId there", reqs("PAGE-BEFOREID-WALK", "PAGE-BEFOREID", "PAGE-AFTERID", "PAGE-AROUNDID"), func(e *Env) {
+		d.it("answers no newer message for beforeId at the oldest message of a room, its neighbours for afterId and aroundId there, and nothing for a skip past its end", reqs("PAGE-BEFOREID-WALK", "PAGE-BEFOREID", "PAGE-AFTERID", "PAGE-AROUNDID", "PAGE-SKIP"), func(e *Env) {
 			// The walk ends on a page shorter than limit, or an empty one: a
 			// server that answers the newest page again never lets it end.
 			// Read only: the first described room whose history is short
@@ -143,6 +143,24 @@ func paginationSpecs(d decl) {
 				e.verifies("PAGE-AROUNDID", func() {
 					Expect(idsOf(around)).To(ContainElement(cursor.ID), "aroundId=%s, the oldest message of room %s, answered a window without it", cursor.ID, room)
 				})
+				// The walk counted the room's messages: skipping all of them
+				// leaves nothing, from whichever end skip counts, unless a
+				// message came since (the newest page tells).
+				counted := map[string]bool{}
+				for _, p := range pages {
+					for _, m := range p {
+						counted[m.ID] = true
+					}
+				}
+				total := len(counted)
+				if total > 0 && total <= 5000 {
+					past := e.list(0, room, q("skip", strconv.Itoa(total), "limit", "10"))
+					if slices.Equal(sortedIDs(e.list(0, room, q("limit", "100"))), sortedIDs(pages[0])) {
+						e.verifies("PAGE-SKIP", func() {
+							Expect(idsOf(past)).To(BeEmpty(), "skip=%d, the number of messages a walk found in room %s (and none came since), answered messages", total, room)
+						})
+					}
+				}
 				return
 			}
 			Skip("no room the description names has fewer than 2,000 messages to walk back to its start")
@@ -436,4 +454,12 @@ func sameIDs(a, b []Message) bool {
 		}
 	}
 	return true
+}
+
+// sortedIDs are the ids of a page, sorted: two pages hold the same
+// messages when these are equal, whatever order each was written in.
+func sortedIDs(ms []Message) []string {
+	ids := idsOf(ms)
+	slices.Sort(ids)
+	return ids
 }

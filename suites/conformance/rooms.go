@@ -22,6 +22,15 @@ func roomSpecs(d decl) {
 					Expect([]string{"ONETOONE", "ORG", "REPO", "USER_CHANNEL", ""}).To(ContainElement(room.PlatformType), "room %s", room.ID)
 				})
 			}
+			if room := e.Target.WriteRoom; room != "" {
+				// A room's fields are written anew by the user's own writes
+				// (its last access, its counts): the shape holds after them.
+				By("reading the lists again after user 1 sends a message in write_room")
+				text, _ := e.text()
+				e.step("MSG-SEND-200", func() { e.send(0, room, text) })
+				e.rooms(0, "rooms")
+				e.roomsElsewhere(0)
+			}
 		})
 
 		d.it("includes the user's one-to-one, organisation and repository rooms", reqs("ROOM-KINDS"), func(e *Env) {

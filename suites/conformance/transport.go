@@ -137,6 +137,14 @@ func transportSpecs(d decl) {
 				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/channels"},
 				{Method: "GET", Path: unreadPath(e.me(0), room)},
 				{Method: "GET", Path: messagesPath(room), Query: q("limit", "5")},
+				// The longest answer a client asks for: a body cut short or
+				// written in pieces shows on long bodies first.
+				{Method: "GET", Path: messagesPath(room), Query: q("limit", "100")},
+				// The token in the other documented place: the answer is
+				// labelled the same wherever the token was.
+				{Method: "GET", Path: "/v1/user", Place: client.QueryToken},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms", Place: client.QueryToken},
+				{Method: "GET", Path: messagesPath(room), Query: q("limit", "5"), Place: client.QueryToken},
 				{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}},
 			}
 			for i, req := range requests {
@@ -145,6 +153,18 @@ func transportSpecs(d decl) {
 				e.expectJSONContentType(resp)
 				if i == len(requests)-1 {
 					e.decode(resp, &sent)
+				}
+			}
+			// The longest pages of the described rooms, read only: the
+			// write room may not yet hold enough for a long body.
+			for _, r := range []string{e.Target.Rooms.OneToOne, e.Target.Rooms.Channel, e.Target.Rooms.Repo, e.Target.Rooms.Org} {
+				if r == "" || r == room {
+					continue
+				}
+				if resp := e.call(0, client.Request{Method: "GET", Path: messagesPath(r), Query: q("limit", "100")}); resp.Status == 200 {
+					e.expectJSONContentType(resp)
+					var page []Message
+					e.decode(resp, &page)
 				}
 			}
 			more := []client.Request{

@@ -113,6 +113,10 @@ type aborted struct{ err error }
 
 // machine runs one sequence against the target and holds the model.
 type machine struct {
+	// touched is the message the operation running wrote to or named
+	// (see echo); echoTurn says how the next echo reads it.
+	touched  *msg
+	echoTurn int
 	// countTurn says which room besides the write room the next read of a
 	// list that holds rooms compares with its unread lists (see rooms).
 	countTurn int
@@ -538,6 +542,12 @@ func (m *machine) run(o op) {
 	m.readAt = time.Time{}
 	o.User = m.user(o)
 	m.steps = append(m.steps, o.String())
+	m.touched = nil
+	defer func() {
+		if k := m.touched; k != nil && (o.Kind == Edit || o.Kind == EditNoText || o.Kind == Mark) {
+			m.echo(o, k)
+		}
+	}()
 	switch o.Kind {
 	case Get, List, Unread, Rooms, Search:
 		m.settle(o)
@@ -759,6 +769,7 @@ func (m *machine) edit(o op) {
 	}
 	text := wr.text
 	floor := m.clock
+	m.touched = target
 	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(room, target.id), Body: map[string]any{"text": text}})
 	switch {
 	case other:
@@ -813,6 +824,7 @@ func (m *machine) editNoText(o op) {
 	if target == nil {
 		return
 	}
+	m.touched = target
 	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(m.cfg.WriteRoom, target.id), Body: map[string]any{}, Invalid: true})
 	m.noServerError(resp, "an edit without text")
 	m.check("MSG-TEXT-REQUIRED", !ok2xx(resp.Status), "an edit without the required text answered %d", resp.Status)
@@ -1425,6 +1437,41 @@ func (m *machine) mark(o op) {
 	}
 	if o.Then && !other && ok2xx(resp.Status) && len(named) > 0 {
 		m.others(u, o, named[0])
+	}
+	if len(named) > 0 {
+		m.touched = named[0]
+	}
+}
+
+// echoWays are the reads a write is followed by, in turn.
+var echoWays = [...]string{"by id", "in a window around it", "in a search for its word", "in the unread lists"}
+
+// echo follows a write that named message k (an edit, accepted or
+// refused, an edit without text, a mark read) with one read of k, the
+// ways to read it taken in turn and the reader alternating between the
+// writer and another user: over a sequence, what every kind of write did
+// is read back through every path that shows a message, by its author
+// and by others.
+func (m *machine) echo(o op, k *msg) {
+	way := m.echoTurn % len(echoWays)
+	reader := o.User
+	if (m.echoTurn/len(echoWays))%2 == 1 && len(m.cfg.Users) > 1 {
+		reader = (o.User + 1) % len(m.cfg.Users)
+	}
+	m.echoTurn++
+	m.steps = append(m.steps, fmt.Sprintf("  then user %d reads message %s %s", reader+1, k.id, echoWays[way]))
+	picks := []int{k.seq, 1, 1}
+	switch way {
+	case 0:
+		m.settle(op{Kind: Get, User: reader, Anchor: Middle, Picks: picks})
+	case 1:
+		m.settle(op{Kind: List, User: reader, Cursor: AroundID, Anchor: Middle, Limit: 5, Picks: picks})
+	case 2:
+		if k.word != "" {
+			m.settle(op{Kind: Search, User: reader, Anchor: Middle, Picks: picks})
+		}
+	case 3:
+		m.settle(op{Kind: Unread, User: reader, Picks: picks})
 	}
 }
 
