@@ -186,7 +186,7 @@ func Faults() []Fault {
 		heldOut2MessagesFaults(), heldOut2PaginationFaults(), heldOut2RenderingFaults(), heldOut2RoomsFaults(), heldOut2SearchFaults(), heldOut2TransportFaults(), heldOut2UnreadFaults(), heldOut2UserFaults(),
 		heldOut3MessagesFaults(), heldOut3PaginationFaults(), heldOut3RenderingFaults(), heldOut3RoomsFaults(), heldOut3SearchFaults(), heldOut3TransportFaults(), heldOut3UnreadFaults(), heldOut3UserFaults(), heldOut4MessagesFaults(), heldOut4PaginationFaults(), heldOut4RenderingFaults(), heldOut4RoomsFaults(), heldOut4SearchFaults(), heldOut4TransportFaults(), heldOut4UnreadFaults(), heldOut4UserFaults(),
 		heldOut5MessagesFaults(), heldOut5PaginationFaults(), heldOut5RenderingFaults(), heldOut5RoomsFaults(), heldOut5SearchFaults(), heldOut5TransportFaults(), heldOut5UnreadFaults(), heldOut5UserFaults(),
-		heldOut6Faults())
+		heldOut6MessagesFaults(), heldOut6PaginationFaults(), heldOut6RenderingFaults(), heldOut6RoomsFaults(), heldOut6SearchFaults(), heldOut6TransportFaults(), heldOut6UnreadFaults(), heldOut6UserFaults())
 	for i := range all {
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])

@@ -1085,3 +1085,23 @@ func heldOut5MessagesFaults() []Fault {
 		HeldOut5.fault("MSG-TEXT-REQUIRED/collateral", heldOut5What("edit-refused-still-bumps")).inIndependent("edit-refused-still-bumps"),
 	}
 }
+
+// heldOut6MessagesFaults are the defects of the sixth held-out set (independent.HeldOut6)
+// whose requirements belong to this file (see heldOut6What).
+func heldOut6MessagesFaults() []Fault {
+	return []Fault{
+		HeldOut6.fault("MSG-EDIT-PERSISTED/intermittent#3", heldOut6What("edit-lost-flaky")).inIndependent("edit-lost-flaky"),
+		HeldOut6.fault("MSG-EDIT-PERSISTED/stale-derived#5", heldOut6What("editedat-first-edit-kept")).inIndependent("editedat-first-edit-kept"),
+		HeldOut6.fault("MSG-EDIT-PERSISTED/wrong-subject", heldOut6What("edit-hits-next-message")).inIndependent("edit-hits-next-message"),
+		HeldOut6.fault("MSG-EDIT-V-INC/stale-derived#5", heldOut6What("edit-answer-v-not-raised")).inIndependent("edit-answer-v-not-raised"),
+		HeldOut6.fault("MSG-EDIT/not-stored#4", heldOut6What("edit-text-escaped-stored")).inIndependent("edit-text-escaped-stored"),
+		HeldOut6.fault("MSG-GET-ONE/intermittent#3", heldOut6What("get-one-neighbour-flaky")).inIndependent("get-one-neighbour-flaky"),
+		HeldOut6.fault("MSG-LIST/shape#7", heldOut6What("search-answer-envelope")).inIndependent("search-answer-envelope"),
+		HeldOut6.fault("MSG-SEND-EDITEDAT-NULL/shape#7", heldOut6What("editedat-empty-string-new")).inIndependent("editedat-empty-string-new"),
+		HeldOut6.fault("MSG-SEND-STATUS/collateral#2", heldOut6What("edit-clears-status")).inIndependent("edit-clears-status"),
+		HeldOut6.fault("MSG-SEND-STORED/not-stored#7", heldOut6What("send-concurrent-lost-update")).inIndependent("send-concurrent-lost-update"),
+		HeldOut6.fault("MSG-SEND-TEXT/not-stored#12", heldOut6What("send-status-me-stripped")).inIndependent("send-status-me-stripped"),
+		HeldOut6.fault("MSG-SEND-TEXT/wrong-subject#2", heldOut6What("send-answer-fromuser-last-sender")).inIndependent("send-answer-fromuser-last-sender"),
+		HeldOut6.fault("MSG-TEXT-REQUIRED/ignores-input#5", heldOut6What("edit-missing-text-noop-200")).inIndependent("edit-missing-text-noop-200"),
+	}
+}

@@ -775,3 +775,19 @@ func heldOut5PaginationFaults() []Fault {
 		HeldOut5.fault("PAGE-UNIQUE/stale-derived", heldOut5What("search-edit-indexed-twice")).inIndependent("search-edit-indexed-twice"),
 	}
 }
+
+// heldOut6PaginationFaults are the defects of the sixth held-out set (independent.HeldOut6)
+// whose requirements belong to this file (see heldOut6What).
+func heldOut6PaginationFaults() []Fault {
+	return []Fault{
+		HeldOut6.fault("LIMIT-100/ignores-input#4", heldOut6What("before-limit-capped-50")).inIndependent("before-limit-capped-50"),
+		HeldOut6.fault("LIMIT-SKIP-5000/ignores-input#4", heldOut6What("skip-bound-includes-limit")).inIndependent("skip-bound-includes-limit"),
+		HeldOut6.fault("PAGE-AFTERID/wrong-subject#8", heldOut6What("after-compares-ids")).inIndependent("after-compares-ids"),
+		HeldOut6.fault("PAGE-AROUNDID/ignores-input#2", heldOut6What("around-limit-one-empty")).inIndependent("around-limit-one-empty"),
+		HeldOut6.fault("PAGE-BEFOREID-WALK/shape", heldOut6What("before-anchor-counted-in-limit")).inIndependent("before-anchor-counted-in-limit"),
+		HeldOut6.fault("PAGE-BEFOREID-WALK/wrong-subject#6", heldOut6What("before-sorted-ascending-limit")).inIndependent("before-sorted-ascending-limit"),
+		HeldOut6.fault("PAGE-BEFOREID/ignores-input#4", heldOut6What("before-dropped-with-skip")).inIndependent("before-dropped-with-skip"),
+		HeldOut6.fault("PAGE-LIMIT/too-wide", heldOut6What("limit-skips-status")).inIndependent("limit-skips-status"),
+		HeldOut6.fault("PAGE-SKIP/ignores-input#6", heldOut6What("skip-twice-with-before")).inIndependent("skip-twice-with-before"),
+	}
+}

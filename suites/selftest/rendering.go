@@ -352,3 +352,19 @@ func heldOut5RenderingFaults() []Fault {
 		HeldOut5.fault("RENDER-MENTION/ignores-input#2", heldOut5What("render-mention-after-newline")).inIndependent("render-mention-after-newline"),
 	}
 }
+
+// heldOut6RenderingFaults are the defects of the sixth held-out set (independent.HeldOut6)
+// whose requirements belong to this file (see heldOut6What).
+func heldOut6RenderingFaults() []Fault {
+	return []Fault{
+		HeldOut6.fault("META-ISSUES/stale-derived#2", heldOut6What("edit-issues-accumulate")).inIndependent("edit-issues-accumulate"),
+		HeldOut6.fault("META-MENTIONS/shape#3", heldOut6What("get-one-metadata-not-loaded")).inIndependent("get-one-metadata-not-loaded"),
+		HeldOut6.fault("META-URLS/shape#5", heldOut6What("meta-urls-trailing-slash-dropped")).inIndependent("meta-urls-trailing-slash-dropped"),
+		HeldOut6.fault("META-URLS/shape#6", heldOut6What("meta-urls-from-html-escaped")).inIndependent("meta-urls-from-html-escaped"),
+		HeldOut6.fault("RENDER-ESCAPE/shape#12", heldOut6What("render-code-span-raw")).inIndependent("render-code-span-raw"),
+		HeldOut6.fault("RENDER-ISSUE/ignores-input#3", heldOut6What("render-issue-at-start-plain")).inIndependent("render-issue-at-start-plain"),
+		HeldOut6.fault("RENDER-LINK/ignores-input#3", heldOut6What("render-status-plain")).inIndependent("render-status-plain"),
+		HeldOut6.fault("RENDER-MENTION/ignores-input#3", heldOut6What("render-mention-case-sensitive")).inIndependent("render-mention-case-sensitive"),
+		HeldOut6.fault("RENDER-MENTION/stale-derived#2", heldOut6What("edit-html-stale")).inIndependent("edit-html-stale"),
+	}
+}

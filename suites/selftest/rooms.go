@@ -758,3 +758,21 @@ func heldOut5RoomsFaults() []Fault {
 		HeldOut5.fault("ROOM-STABLE/shape#3", heldOut5What("room-kind-from-uri-slash")).inIndependent("room-kind-from-uri-slash").inWholeRun(),
 	}
 }
+
+// heldOut6RoomsFaults are the defects of the sixth held-out set (independent.HeldOut6)
+// whose requirements belong to this file (see heldOut6What).
+func heldOut6RoomsFaults() []Fault {
+	return []Fault{
+		HeldOut6.fault("CHANNEL-SECURITY/shape#7", heldOut6What("channel-security-as-flag")).inIndependent("channel-security-as-flag"),
+		HeldOut6.fault("ORG-LIST/shape#6", heldOut6What("org-name-from-room")).inIndependent("org-name-from-room"),
+		HeldOut6.fault("REPO-LIST/shape#5", heldOut6What("repo-uri-from-room")).inIndependent("repo-uri-from-room"),
+		HeldOut6.fault("REPO-PRIVATE-WITHHELD/too-wide#5", heldOut6What("repo-grant-of-last-lister")).inIndependent("repo-grant-of-last-lister"),
+		HeldOut6.fault("ROOM-HIDE/intermittent#3", heldOut6What("hide-filter-skipped-flaky")).inIndependent("hide-filter-skipped-flaky"),
+		HeldOut6.fault("ROOM-HIDE/too-wide#3", heldOut6What("hide-dm-hides-shared-rooms")).inIndependent("hide-dm-hides-shared-rooms"),
+		HeldOut6.fault("ROOM-KINDS/wrong-subject#9", heldOut6What("rooms-org-owner-only")).inIndependent("rooms-org-owner-only"),
+		HeldOut6.fault("ROOM-LAST-ACCESS/stale-derived#6", heldOut6What("send-touch-previous-message")).inIndependent("send-touch-previous-message"),
+		HeldOut6.fault("ROOM-PLATFORM-TYPE/shape#6", heldOut6What("room-kind-one-to-one-underscored")).inIndependent("room-kind-one-to-one-underscored"),
+		HeldOut6.fault("ROOM-SHAPE/shape#11", heldOut6What("room-dm-url-no-slash")).inIndependent("room-dm-url-no-slash"),
+		HeldOut6.fault("ROOM-SHAPE/shape#12", heldOut6What("room-usercount-string")).inIndependent("room-usercount-string"),
+	}
+}

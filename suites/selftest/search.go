@@ -267,3 +267,12 @@ func heldOut5SearchFaults() []Fault {
 		HeldOut5.fault("SEARCH-Q/stale-derived#4", heldOut5What("search-results-cached")).inIndependent("search-results-cached"),
 	}
 }
+
+// heldOut6SearchFaults are the defects of the sixth held-out set (independent.HeldOut6)
+// whose requirements belong to this file (see heldOut6What).
+func heldOut6SearchFaults() []Fault {
+	return []Fault{
+		HeldOut6.fault("SEARCH-Q/ignores-input#10", heldOut6What("search-skips-own-messages")).inIndependent("search-skips-own-messages"),
+		HeldOut6.fault("SEARCH-Q/ignores-input#11", heldOut6What("search-token-keeps-punctuation")).inIndependent("search-token-keeps-punctuation"),
+	}
+}

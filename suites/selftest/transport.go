@@ -535,3 +535,17 @@ func heldOut5TransportFaults() []Fault {
 		HeldOut5.fault("HTTP-JSON-CONTENT-TYPE/shape#9", heldOut5What("ctype-empty-array-plain")).inIndependent("ctype-empty-array-plain"),
 	}
 }
+
+// heldOut6TransportFaults are the defects of the sixth held-out set (independent.HeldOut6)
+// whose requirements belong to this file (see heldOut6What).
+func heldOut6TransportFaults() []Fault {
+	return []Fault{
+		HeldOut6.fault("AUTH-BEARER/collateral", heldOut6What("auth-lockout-after-bad-token")).inIndependent("auth-lockout-after-bad-token"),
+		HeldOut6.fault("AUTH-CURRENT-USER/wrong-subject#5", heldOut6What("send-query-auth-fromuser-owner")).inIndependent("send-query-auth-fromuser-owner"),
+		HeldOut6.fault("AUTH-QUERY-TOKEN/intermittent#2", heldOut6What("auth-query-token-flaky")).inIndependent("auth-query-token-flaky"),
+		HeldOut6.fault("AUTH-REQUIRED/too-wide#6", heldOut6What("auth-anonymous-edit-as-author")).inIndependent("auth-anonymous-edit-as-author"),
+		HeldOut6.fault("HTTP-GET-SAFE/collateral#13", heldOut6What("list-newest-marks-read")).inIndependent("list-newest-marks-read"),
+		HeldOut6.fault("HTTP-JSON-BODY/intermittent#4", heldOut6What("json-empty-body-flaky")).inIndependent("json-empty-body-flaky"),
+		HeldOut6.fault("HTTP-JSON-CONTENT-TYPE/shape#10", heldOut6What("ctype-latin1-non-ascii")).inIndependent("ctype-latin1-non-ascii"),
+	}
+}

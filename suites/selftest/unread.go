@@ -717,3 +717,19 @@ func heldOut5UnreadFaults() []Fault {
 		HeldOut5.fault("UNREAD-ROOM-COUNTS/ignores-input", heldOut5What("room-counts-lurk-zero")).inIndependent("room-counts-lurk-zero"),
 	}
 }
+
+// heldOut6UnreadFaults are the defects of the sixth held-out set (independent.HeldOut6)
+// whose requirements belong to this file (see heldOut6What).
+func heldOut6UnreadFaults() []Fault {
+	return []Fault{
+		HeldOut6.fault("UNREAD-FLAG/stale-derived#6", heldOut6What("search-unread-flag-indexed")).inIndependent("search-unread-flag-indexed"),
+		HeldOut6.fault("UNREAD-MARK-READ/collateral", heldOut6What("mark-read-toggles")).inIndependent("mark-read-toggles"),
+		HeldOut6.fault("UNREAD-MARK-READ/not-stored#6", heldOut6What("mark-read-mention-stays-chat")).inIndependent("mark-read-mention-stays-chat"),
+		HeldOut6.fault("UNREAD-MENTION/ignores-input#4", heldOut6What("unread-mention-needs-following-space")).inIndependent("unread-mention-needs-following-space"),
+		HeldOut6.fault("UNREAD-MENTION/intermittent#2", heldOut6What("unread-mention-dropped-flaky")).inIndependent("unread-mention-dropped-flaky"),
+		HeldOut6.fault("UNREAD-READBY/stale-derived#6", heldOut6What("readby-list-counter-stale")).inIndependent("readby-list-counter-stale"),
+		HeldOut6.fault("UNREAD-ROOM-COUNTS/stale-derived#8", heldOut6What("room-count-skips-status")).inIndependent("room-count-skips-status"),
+		HeldOut6.fault("UNREAD-ROOM-COUNTS/too-wide#4", heldOut6What("unread-list-all-rooms")).inIndependent("unread-list-all-rooms"),
+		HeldOut6.fault("UNREAD-SHAPE/shape#6", heldOut6What("unread-mention-omitted-empty")).inIndependent("unread-mention-omitted-empty"),
+	}
+}

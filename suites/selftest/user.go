@@ -171,3 +171,11 @@ func heldOut5UserFaults() []Fault {
 		HeldOut5.fault("USER-SHAPE/shape#7", heldOut5What("fromuser-avatar-relative-list")).inIndependent("fromuser-avatar-relative-list"),
 	}
 }
+
+// heldOut6UserFaults are the defects of the sixth held-out set (independent.HeldOut6)
+// whose requirements belong to this file (see heldOut6What).
+func heldOut6UserFaults() []Fault {
+	return []Fault{
+		HeldOut6.fault("USER-STABLE/shape#4", heldOut6What("me-username-displayname-swapped")).inIndependent("me-username-displayname-swapped").inWholeRun(),
+	}
+}
