@@ -75,12 +75,20 @@ func (p *probe) listObject(i int, room, id string) map[string]any {
 	return nil
 }
 
+// Helpers of the fifth and sixth sets' detectors.
+func orgRoom(p *probe) string { return p.roomOfKind(0, kindOrg) }
+
+func midMessage(p *probe) wireMsg { return p.page(0, orgRoom(p), "limit=1&skip=100")[0] }
+
+func userName(p *probe, i int) string { return p.desc.Users[i].Name }
+
+func queryToken(p *probe, i int) string {
+	return "access_token=" + url.QueryEscape(p.desc.Users[i].Token)
+}
+
+func msgPath(room, id string) string { return "/v1/rooms/" + room + "/chatMessages/" + id }
+
 func heldOut5Detectors() map[string]func(p *probe) bool {
-	org := func(p *probe) string { return p.roomOfKind(0, kindOrg) }
-	mid := func(p *probe) wireMsg { return p.page(0, org(p), "limit=1&skip=100")[0] }
-	name := func(p *probe, i int) string { return p.desc.Users[i].Name }
-	queryToken := func(p *probe, i int) string { return "access_token=" + url.QueryEscape(p.desc.Users[i].Token) }
-	msgPath := func(room, id string) string { return "/v1/rooms/" + room + "/chatMessages/" + id }
 	return map[string]func(p *probe) bool{
 		// authentication and the current user
 		"auth-anonymous-post-last-sender": func(p *probe) bool {
@@ -99,7 +107,7 @@ func heldOut5Detectors() map[string]func(p *probe) bool {
 			return st != 200 || json.Unmarshal(body, &me) != nil || len(me) != 1
 		},
 		"fromuser-avatar-relative-list": func(p *probe) bool {
-			for _, m := range p.objects(0, "/v1/rooms/"+org(p)+"/chatMessages?limit=5") {
+			for _, m := range p.objects(0, "/v1/rooms/"+orgRoom(p)+"/chatMessages?limit=5") {
 				u := m["fromUser"].(map[string]any)
 				if !strings.HasPrefix(u["avatarUrlSmall"].(string), "https://") {
 					return true
@@ -114,7 +122,7 @@ func heldOut5Detectors() map[string]func(p *probe) bool {
 			return p.roomEntry(0, p.desc.WriteRoom)["lastAccessTime"].(string) < m.Sent
 		},
 		"room-counts-lurk-zero": func(p *probe) bool {
-			room := org(p)
+			room := orgRoom(p)
 			p.say(1, room, "news for everyone")
 			n := p.roomEntry(2, room)["unreadItems"].(float64)
 			return int(n) != len(p.unread(2, room).Chat)
@@ -184,7 +192,7 @@ func heldOut5Detectors() map[string]func(p *probe) bool {
 		},
 		// unread items and read state
 		"unread-mention-dm-skipped": func(p *probe) bool {
-			m := p.say(1, p.desc.HideRoom, "@"+name(p, 0)+" are you there?")
+			m := p.say(1, p.desc.HideRoom, "@"+userName(p, 0)+" are you there?")
 			return !within(p.unread(0, p.desc.HideRoom).Mention, m.ID)
 		},
 		"mark-read-duplicate-rolls-back": func(p *probe) bool {
@@ -262,7 +270,7 @@ func heldOut5Detectors() map[string]func(p *probe) bool {
 		},
 		"edit-other-room-applied-then-404": func(p *probe) bool {
 			m := p.say(0, p.desc.WriteRoom, "original words")
-			p.status(0, "PUT", msgPath(org(p), m.ID), map[string]any{"text": "words from elsewhere"})
+			p.status(0, "PUT", msgPath(orgRoom(p), m.ID), map[string]any{"text": "words from elsewhere"})
 			got := p.one(0, p.desc.WriteRoom, m.ID)
 			return got.Text != "original words" || got.V != 1
 		},
@@ -273,7 +281,7 @@ func heldOut5Detectors() map[string]func(p *probe) bool {
 			return p.status(0, "GET", msgPath(p.desc.WriteRoom, m.ID), nil) != 200
 		},
 		"get-one-by-sent-time": func(p *probe) bool {
-			room := org(p)
+			room := orgRoom(p)
 			a, b := p.sameMilli(0, room)
 			return p.one(0, room, a.ID).ID != a.ID || p.one(0, room, b.ID).ID != b.ID
 		},
@@ -290,7 +298,7 @@ func heldOut5Detectors() map[string]func(p *probe) bool {
 			return len(p.page(0, p.desc.WriteRoom, "limit=5&afterId="+a.ID)) != 2
 		},
 		"around-window-limit-plus-one": func(p *probe) bool {
-			return len(p.page(0, org(p), "limit=4&aroundId="+mid(p).ID)) > 4
+			return len(p.page(0, orgRoom(p), "limit=4&aroundId="+midMessage(p).ID)) > 4
 		},
 		"before-cursor-offset-from-newest": func(p *probe) bool {
 			p.say(0, p.desc.WriteRoom, "a")
@@ -310,13 +318,13 @@ func heldOut5Detectors() map[string]func(p *probe) bool {
 			return hasID(page, ms[3].ID) || hasID(page, ms[4].ID) || hasID(page, ms[5].ID)
 		},
 		"skip-deep-timeout": func(p *probe) bool {
-			return p.status(0, "GET", "/v1/rooms/"+org(p)+"/chatMessages?limit=5&skip=2000", nil) != 200
+			return p.status(0, "GET", "/v1/rooms/"+orgRoom(p)+"/chatMessages?limit=5&skip=2000", nil) != 200
 		},
 		"limit-cap-around": func(p *probe) bool {
-			return len(p.page(0, org(p), "limit=300&aroundId="+mid(p).ID)) > 100
+			return len(p.page(0, orgRoom(p), "limit=300&aroundId="+midMessage(p).ID)) > 100
 		},
 		"page-truncated-flaky": func(p *probe) bool {
-			room := org(p)
+			room := orgRoom(p)
 			return p.walk(0, room) != 320 || p.walk(0, room) != 320
 		},
 		"search-edit-indexed-twice": func(p *probe) bool {
@@ -337,7 +345,7 @@ func heldOut5Detectors() map[string]func(p *probe) bool {
 		},
 		// rendering and metadata
 		"render-mention-after-newline": func(p *probe) bool {
-			return !strings.Contains(p.say(0, p.desc.WriteRoom, "hello\n@"+name(p, 1)+" look here").HTML, `class="mention"`)
+			return !strings.Contains(p.say(0, p.desc.WriteRoom, "hello\n@"+userName(p, 1)+" look here").HTML, `class="mention"`)
 		},
 		"render-issue-trailing-punct": func(p *probe) bool {
 			return !strings.Contains(p.say(0, p.desc.WriteRoom, "fixed in #42.").HTML, `class="issue"`)
@@ -353,10 +361,10 @@ func heldOut5Detectors() map[string]func(p *probe) bool {
 			return strings.Contains(p.say(0, p.desc.WriteRoom, "see https://example.com/?a=1&b=2").HTML, "&b=")
 		},
 		"mention-name-stops-at-dash": func(p *probe) bool {
-			if !strings.Contains(name(p, 1), "-") {
+			if !strings.Contains(userName(p, 1), "-") {
 				p.t.Fatal("user 1's username holds no dash")
 			}
-			m := p.say(0, p.desc.WriteRoom, "@"+name(p, 1)+" hi")
+			m := p.say(0, p.desc.WriteRoom, "@"+userName(p, 1)+" hi")
 			return len(m.Mentions) != 1
 		},
 		// transport

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -73,11 +72,6 @@ func (p *probe) oneObject(i int, room, id string) map[string]any {
 }
 
 func heldOut6Detectors() map[string]func(p *probe) bool {
-	org := func(p *probe) string { return p.roomOfKind(0, kindOrg) }
-	mid := func(p *probe) wireMsg { return p.page(0, org(p), "limit=1&skip=100")[0] }
-	name := func(p *probe, i int) string { return p.desc.Users[i].Name }
-	queryToken := func(p *probe, i int) string { return "access_token=" + url.QueryEscape(p.desc.Users[i].Token) }
-	msgPath := func(room, id string) string { return "/v1/rooms/" + room + "/chatMessages/" + id }
 	userPath := func(p *probe, i int, rest string) string { return "/v1/user/" + p.ids[i] + rest }
 	count := func(r map[string]any, field string) int { return int(r[field].(float64)) }
 	return map[string]func(p *probe) bool{
@@ -99,7 +93,7 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 			return p.status(-1, "PUT", msgPath(p.desc.WriteRoom, m.ID), map[string]any{"text": "changed by nobody"})/100 == 2
 		},
 		"me-username-displayname-swapped": func(p *probe) bool {
-			return p.meAs(0)[0]["username"] != name(p, 0)
+			return p.meAs(0)[0]["username"] != userName(p, 0)
 		},
 		// rooms list and room fields
 		"room-dm-url-no-slash": func(p *probe) bool {
@@ -131,7 +125,7 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 			return false
 		},
 		"rooms-org-owner-only": func(p *probe) bool {
-			return !p.listed(1, org(p))
+			return !p.listed(1, orgRoom(p))
 		},
 		"send-touch-previous-message": func(p *probe) bool {
 			p.say(0, p.desc.WriteRoom, "first visit")
@@ -197,11 +191,11 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 		},
 		// unread items and marking read
 		"unread-mention-needs-following-space": func(p *probe) bool {
-			m := p.say(1, p.desc.WriteRoom, "thanks @"+name(p, 0))
+			m := p.say(1, p.desc.WriteRoom, "thanks @"+userName(p, 0))
 			return !within(p.unread(0, p.desc.WriteRoom).Mention, m.ID)
 		},
 		"unread-mention-dropped-flaky": func(p *probe) bool {
-			m := p.say(1, p.desc.WriteRoom, "@"+name(p, 0)+" have a look")
+			m := p.say(1, p.desc.WriteRoom, "@"+userName(p, 0)+" have a look")
 			return anyOf(8, func() bool { return !within(p.unread(0, p.desc.WriteRoom).Mention, m.ID) })
 		},
 		"unread-mention-omitted-empty": func(p *probe) bool {
@@ -217,7 +211,7 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 			return within(p.unread(0, p.desc.WriteRoom).Chat, m.ID)
 		},
 		"mark-read-mention-stays-chat": func(p *probe) bool {
-			m := p.say(1, p.desc.WriteRoom, "@"+name(p, 0)+" please read this")
+			m := p.say(1, p.desc.WriteRoom, "@"+userName(p, 0)+" please read this")
 			p.markRead(0, p.desc.WriteRoom, []string{m.ID})
 			return within(p.unread(0, p.desc.WriteRoom).Chat, m.ID)
 		},
@@ -278,7 +272,7 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 			return anyOf(14, func() bool { return p.one(0, p.desc.WriteRoom, m.ID).ID != m.ID })
 		},
 		"get-one-metadata-not-loaded": func(p *probe) bool {
-			m := p.say(0, p.desc.WriteRoom, "@"+name(p, 1)+" see #12 and https://example.com/x")
+			m := p.say(0, p.desc.WriteRoom, "@"+userName(p, 1)+" see #12 and https://example.com/x")
 			return len(p.one(0, p.desc.WriteRoom, m.ID).Mentions) != 1
 		},
 		// edit
@@ -288,7 +282,7 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 		},
 		"edit-html-stale": func(p *probe) bool {
 			m := p.say(0, p.desc.WriteRoom, "nothing special")
-			return !strings.Contains(p.edit(0, p.desc.WriteRoom, m.ID, "@"+name(p, 1)+" look now").HTML, `class="mention"`)
+			return !strings.Contains(p.edit(0, p.desc.WriteRoom, m.ID, "@"+userName(p, 1)+" look now").HTML, `class="mention"`)
 		},
 		"editedat-first-edit-kept": func(p *probe) bool {
 			m := p.say(0, p.desc.WriteRoom, "one")
@@ -330,22 +324,22 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 		},
 		// message list, cursors and limits
 		"around-limit-one-empty": func(p *probe) bool {
-			a := mid(p)
-			return !hasID(p.page(0, org(p), "limit=1&aroundId="+a.ID), a.ID)
+			a := midMessage(p)
+			return !hasID(p.page(0, orgRoom(p), "limit=1&aroundId="+a.ID), a.ID)
 		},
 		"before-anchor-counted-in-limit": func(p *probe) bool {
-			return p.walk(0, org(p)) != 320
+			return p.walk(0, orgRoom(p)) != 320
 		},
 		"before-sorted-ascending-limit": func(p *probe) bool {
-			return p.walk(0, org(p)) != 320
+			return p.walk(0, orgRoom(p)) != 320
 		},
 		"skip-twice-with-before": func(p *probe) bool {
-			room := org(p)
+			room := orgRoom(p)
 			m := p.page(0, room, "limit=1&skip=20")[0]
 			return overlap(p.page(0, room, "limit=3&skip=3&beforeId="+m.ID), p.page(0, room, "limit=6&beforeId="+m.ID)) != 3
 		},
 		"before-dropped-with-skip": func(p *probe) bool {
-			room := org(p)
+			room := orgRoom(p)
 			m := p.page(0, room, "limit=1&skip=20")[0]
 			newer := ids(p.page(0, room, "limit=20"))
 			for _, x := range p.page(0, room, "limit=3&skip=1&beforeId="+m.ID) {
@@ -356,12 +350,12 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 			return false
 		},
 		"before-limit-capped-50": func(p *probe) bool {
-			room := org(p)
+			room := orgRoom(p)
 			newest := p.page(0, room, "limit=1")[0]
 			return len(p.page(0, room, "limit=100&beforeId="+newest.ID)) != 100
 		},
 		"skip-bound-includes-limit": func(p *probe) bool {
-			return p.status(0, "GET", "/v1/rooms/"+org(p)+"/chatMessages?limit=10&skip=4995", nil) != 200
+			return p.status(0, "GET", "/v1/rooms/"+orgRoom(p)+"/chatMessages?limit=10&skip=4995", nil) != 200
 		},
 		"limit-skips-status": func(p *probe) bool {
 			for k := 0; k < 3; k++ {
@@ -373,8 +367,8 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 			return len(p.page(0, p.desc.WriteRoom, "limit=3")) > 3
 		},
 		"after-compares-ids": func(p *probe) bool {
-			a := mid(p)
-			for _, x := range p.page(0, org(p), "limit=20&afterId="+a.ID) {
+			a := midMessage(p)
+			for _, x := range p.page(0, orgRoom(p), "limit=20&afterId="+a.ID) {
 				if x.Sent < a.Sent {
 					return true
 				}
@@ -382,7 +376,7 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 			return false
 		},
 		"search-answer-envelope": func(p *probe) bool {
-			st, _, body := p.raw(0, "GET", "/v1/rooms/"+org(p)+"/chatMessages?q=build", nil, nil)
+			st, _, body := p.raw(0, "GET", "/v1/rooms/"+orgRoom(p)+"/chatMessages?q=build", nil, nil)
 			return st != 200 || !bytes.HasPrefix(bytes.TrimSpace(body), []byte("["))
 		},
 		// search
@@ -403,7 +397,7 @@ func heldOut6Detectors() map[string]func(p *probe) bool {
 			return !strings.Contains(m.HTML, `class="link"`)
 		},
 		"render-mention-case-sensitive": func(p *probe) bool {
-			m := p.say(0, p.desc.WriteRoom, "@"+strings.ToUpper(name(p, 1))+" hello")
+			m := p.say(0, p.desc.WriteRoom, "@"+strings.ToUpper(userName(p, 1))+" hello")
 			return len(m.Mentions) == 1 && !strings.Contains(m.HTML, `class="mention"`)
 		},
 		"render-issue-at-start-plain": func(p *probe) bool {
