@@ -502,18 +502,18 @@ func (m *machine) text(o op) written {
 		parts = append(parts, "closes #"+issue)
 	}
 	// Where a part sits: the start and the end of a text bound a word in
-	// every reading, so one text in four opens with its issue reference,
-	// its first mention or its first link, and one in four ends with a
-	// bare mention (taken from what is drawn already).
+	// every reading, so one text in eight opens with its issue reference,
+	// one in eight with its first mention, one in eight with its first
+	// link (when it holds one), and one in four ends with a bare mention
+	// (taken from what is drawn already).
 	place := (o.Picks[2]/4 + o.Text + n) % 8
-	lead := func(prefix string) bool {
+	lead := func(prefix string) {
 		for i, p := range parts {
 			if i > 1 && strings.HasPrefix(p, prefix) {
 				parts = slices.Insert(slices.Delete(parts, i, i+1), 0, strings.TrimPrefix(p, prefix))
-				return true
+				return
 			}
 		}
-		return false
 	}
 	switch place {
 	case 1:

@@ -253,11 +253,7 @@ func (m *machine) searchWord(u int, o op) {
 		if x == nil {
 			continue
 		}
-		// A message a search finds is the message a page shows: every
-		// statement about one message holds in search results too.
-		m.searching = true
-		m.judgeMsg(u, x, w, "in "+what)
-		m.searching = false
+		m.judgeFound(u, x, w, "in "+what)
 		word := strings.ToLower(k.word)
 		now, before := strings.Contains(strings.ToLower(x.text), word), strings.Contains(strings.ToLower(x.prevText), word)
 		// A lagging index may still find an edited message by its old
@@ -265,6 +261,17 @@ func (m *machine) searchWord(u int, o op) {
 		m.eventually("SEARCH-Q", !before || x.settled(m.now(), m.cfg.Eventually), now, "%s found message %s, whose text %q does not hold it in any letter case", what, x.id, x.text)
 	}
 	m.eventually("SEARCH-Q", k.settled(m.now(), m.cfg.Eventually), found, "%s did not find message %s, whose text holds it", what, k.id)
+}
+
+// judgeFound judges a message a search found as a page's message: every
+// statement about one message holds in search results too, but for the
+// order of a search index's own lag with the pages' (see judgeMsg). A
+// violation or a pending mismatch unwinds through it, so the flag is reset
+// on the way out.
+func (m *machine) judgeFound(u int, k *msg, w wireMsg, where string) {
+	m.searching = true
+	defer func() { m.searching = false }()
+	m.judgeMsg(u, k, w, where)
 }
 
 // searchPair searches for two words one message of the sequence holds side
@@ -309,9 +316,7 @@ func (m *machine) searchPair(u int, o op) bool {
 		if x == nil {
 			continue
 		}
-		m.searching = true
-		m.judgeMsg(u, x, w, "in "+what)
-		m.searching = false
+		m.judgeFound(u, x, w, "in "+what)
 		m.eventually("SEARCH-Q", !holds(x.prevText) || x.settled(m.now(), m.cfg.Eventually), holds(x.text), "%s found message %s, whose text %q holds neither word in any letter case", what, x.id, x.text)
 	}
 	m.eventually("SEARCH-Q", k.settled(m.now(), m.cfg.Eventually), seen[k.id], "%s did not find message %s, whose text holds both words side by side, in that order", what, k.id)
