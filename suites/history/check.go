@@ -47,6 +47,7 @@ func (st *state) check() []Contradiction {
 	for i := range st.users {
 		c.mentionNames(&st.users[i])
 	}
+	c.listFlicker()
 	return st.result(&c.found)
 }
 

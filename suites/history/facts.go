@@ -174,6 +174,12 @@ type roomFact struct {
 	hasURI, hasUser, hasUserCount, hasSecurity bool
 }
 
+// entryFact is an entry of an organisations or repositories list.
+type entryFact struct {
+	id      []byte // the integer id's text
+	private int8   // 1 true, 0 false, -1 absent or not a boolean
+}
+
 // reqFact is what a send or edit request asks for.
 type reqFact struct {
 	ok      bool   // the body is a JSON object
@@ -187,7 +193,8 @@ type facts struct {
 	sc       scanner
 	msgs     []msgFact
 	rooms    []roomFact
-	me       userFact // getCurrentUser
+	entries  []entryFact // organisations and repositories lists
+	me       userFact    // getCurrentUser
 	mentions []mentionFact
 	chat     [][]byte // unread lists
 	mention  [][]byte
@@ -200,7 +207,7 @@ type facts struct {
 }
 
 func (f *facts) reset() {
-	f.msgs, f.rooms, f.mentions = f.msgs[:0], f.rooms[:0], f.mentions[:0]
+	f.msgs, f.rooms, f.mentions, f.entries = f.msgs[:0], f.rooms[:0], f.mentions[:0], f.entries[:0]
 	f.chat, f.mention, f.marked = f.chat[:0], f.mention[:0], f.marked[:0]
 	f.me = userFact{}
 	f.req = reqFact{}
@@ -231,13 +238,26 @@ func (f *facts) parse(op opKind, body []byte, seed maphash.Seed) bool {
 		})
 	case opOrgs, opRepos:
 		ok = s.array(func() {
+			e := entryFact{private: -1}
 			s.object(func(key []byte) {
-				if string(key) == "room" {
+				switch string(key) {
+				case "room":
 					if r, isRoom := f.room(s); isRoom {
 						f.rooms = append(f.rooms, r)
 					}
+				case "id":
+					if c := s.peek(); c == '-' || ('0' <= c && c <= '9') {
+						e.id = s.number()
+					} else {
+						s.skip() // an id of another type: the document checker's
+					}
+				case "private":
+					e.private = s.boolean()
 				}
 			})
+			if len(e.id) > 0 {
+				f.entries = append(f.entries, e)
+			}
 		})
 	case opUnread:
 		ok = s.object(func(key []byte) {

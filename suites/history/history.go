@@ -96,6 +96,13 @@ const (
 	ChannelSecurity    = "CHANNEL-SECURITY"
 	OrgRoom            = "ORG-ROOM"
 	RepoRoom           = "REPO-ROOM"
+
+	// Lists of a user's rooms and entries (lists.go).
+	RoomKinds          = "ROOM-KINDS"
+	ChannelList        = "CHANNEL-LIST"
+	OrgList            = "ORG-LIST"
+	RepoList           = "REPO-LIST"
+	RepoPrivateGranted = "REPO-PRIVATE-GRANTED"
 )
 
 // Invariant describes one rule of the checker.
@@ -155,6 +162,12 @@ var Invariants = []Invariant{
 		OrgRoom, "none", "holds"},
 	{"in every repositories list, the room an entry embeds is that repository's: a repository room (platformType REPO where given), and no two entries embed the same room",
 		RepoRoom, "none", "holds"},
+	{"a room of a kind the rooms list holds (one-to-one, organisation, repository) that one answer of a user's rooms list holds, a later one leaves out and a later one holds again was left out wrongly, unless a request of the run hid it for that user",
+		RoomKinds, "none", "only rooms the first answer of the list held (a room added during the run may lag)"},
+	{"likewise, a room a user's channels list holds, leaves out and holds again was left out wrongly, unless a request of the run hid it for that user",
+		ChannelList, "none", "as for ROOM-KINDS"},
+	{"likewise, an entry of a user's organisations list, or repositories list, that one answer holds, a later one leaves out and a later one holds again was left out wrongly (a private repository's under REPO-PRIVATE-GRANTED, since only a user who granted access sees one)",
+		OrgList + ", " + RepoList + ", " + RepoPrivateGranted, "none", "as for ROOM-KINDS"},
 	{"a user id keeps its username and url wherever it appears (current user, fromUser, the user of one-to-one rooms), and a mention's screenName is that user's username (ignoring case)",
 		UserStable, "none", "holds"},
 	{"a page holds each message id once", PageUnique, "none", "holds"},

@@ -587,3 +587,91 @@ func TestStatsAndConcurrentUse(t *testing.T) {
 		t.Errorf("stats %+v", s)
 	}
 }
+
+func TestListFlicker(t *testing.T) {
+	const dm = `{"id":"d1","oneToOne":true,"platformType":"ONETOONE","url":"/bob"}`
+	const org = `{"id":"o1","platformType":"ORG","url":"/org"}`
+	rooms := func(h *hist, start float64, user int, list string, rs ...string) {
+		h.get(start, start+5, user, "/v1/user/me/"+list, "["+strings.Join(rs, ",")+"]")
+	}
+	shared := Options{Shared: true, Eventually: 50 * time.Millisecond}
+	runCases(t, []historyCase{
+		{name: "a one-to-one room left out of one answer in between", run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			rooms(h, 10, 0, "rooms", org)
+			rooms(h, 20, 0, "rooms", dm, org)
+		}, want: []string{RoomKinds}},
+		{name: "a channel left out of one answer in between", run: func(h *hist) {
+			rooms(h, 0, 1, "channels", `{"id":"c1","platformType":"USER_CHANNEL"}`)
+			rooms(h, 10, 1, "channels")
+			rooms(h, 20, 1, "channels", `{"id":"c1","platformType":"USER_CHANNEL"}`)
+		}, want: []string{ChannelList}},
+		{name: "a room that leaves and does not come back", run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			rooms(h, 10, 0, "rooms", org)
+			rooms(h, 20, 0, "rooms", org)
+		}},
+		{name: "a room that comes late", run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", org)
+			rooms(h, 10, 0, "rooms", dm, org)
+		}},
+		{name: "a room the run hid and that came back", run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")
+			rooms(h, 10, 0, "rooms", org)
+			rooms(h, 20, 0, "rooms", dm, org)
+		}},
+		{name: "a room another user hid", run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			h.ex(6, 8, 1, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")
+			rooms(h, 10, 0, "rooms", org)
+			rooms(h, 20, 0, "rooms", dm, org)
+		}, want: []string{RoomKinds}},
+		{name: "other users' lists are other lists", run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			rooms(h, 10, 1, "rooms", org)
+			rooms(h, 20, 0, "rooms", dm, org)
+		}},
+		{name: "overlapping answers are not in between", run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			rooms(h, 3, 0, "rooms", org)
+			rooms(h, 20, 0, "rooms", dm, org)
+		}},
+		{name: "a room of a kind the rooms list need not hold", run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", `{"id":"c1","platformType":"USER_CHANNEL","security":"PUBLIC"}`)
+			rooms(h, 10, 0, "rooms")
+			rooms(h, 20, 0, "rooms", `{"id":"c1","platformType":"USER_CHANNEL","security":"PUBLIC"}`)
+		}},
+		{name: "an organisation left out of one answer in between", run: func(h *hist) {
+			rooms(h, 0, 1, "orgs", `{"id":7,"name":"a"}`, `{"id":8,"name":"b"}`)
+			rooms(h, 10, 1, "orgs", `{"id":8,"name":"b"}`)
+			rooms(h, 20, 1, "orgs", `{"id":7,"name":"a"}`, `{"id":8,"name":"b"}`)
+		}, want: []string{OrgList}},
+		{name: "a private repository left out of one answer in between", run: func(h *hist) {
+			rooms(h, 0, 0, "repos", `{"id":7,"name":"a","private":true}`, `{"id":8,"name":"b","private":false}`)
+			rooms(h, 10, 0, "repos", `{"id":8,"name":"b","private":false}`)
+			rooms(h, 20, 0, "repos", `{"id":7,"name":"a","private":true}`, `{"id":8,"name":"b","private":false}`)
+		}, want: []string{RepoPrivateGranted}},
+		{name: "a public repository left out of one answer in between", run: func(h *hist) {
+			rooms(h, 0, 0, "repos", `{"id":7,"name":"a","private":false}`)
+			rooms(h, 10, 0, "repos")
+			rooms(h, 20, 0, "repos", `{"id":7,"name":"a","private":false}`)
+		}, want: []string{RepoList}},
+		{name: "entries with ids of another type are not followed", run: func(h *hist) {
+			rooms(h, 0, 0, "repos", `{"id":"7","name":"a"}`)
+			rooms(h, 10, 0, "repos")
+			rooms(h, 20, 0, "repos", `{"id":"7","name":"a"}`)
+		}},
+		{name: "with other clients, a room added during the run may lag", opt: shared, run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", org)
+			rooms(h, 10, 0, "rooms", dm, org)
+			rooms(h, 20, 0, "rooms", org)
+			rooms(h, 30, 0, "rooms", dm, org)
+		}},
+		{name: "with other clients, a room the user had before the run does not lag", opt: shared, run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			rooms(h, 10, 0, "rooms", org)
+			rooms(h, 20, 0, "rooms", dm, org)
+		}, want: []string{RoomKinds}},
+	})
+}

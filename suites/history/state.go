@@ -183,6 +183,7 @@ type state struct {
 	users     []userState
 	tokenUser []int32 // token index -> user index, -1 (none yet), -2 (answered as several)
 	reads     map[readKey]*readState
+	lists     map[listKey]*listHist // rooms and channels lists (lists.go)
 	found     collector
 }
 
@@ -339,6 +340,7 @@ func (st *state) merge(o *client.Observed, op opKind, p pathParams, f *facts, pa
 			if op == opOrgs || op == opRepos {
 				st.entryRooms(op, f.rooms, id)
 			}
+			st.listSeen(op, p, e.user, f, id)
 		}
 	case opUnread:
 		if parsed && e.subject >= 0 {

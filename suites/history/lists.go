@@ -1,0 +1,166 @@
+package history
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Lists do not flicker. A room one answer of a user's rooms list (or
+// channels list) holds, that an answer after it leaves out and an answer
+// after that holds again, was the user's all along: the answer in between
+// was wrong. The same holds of the entries of a user's organisations and
+// repositories lists. Only a hide changes whether a room is listed, so a
+// room a request of the run hid for the user is not judged in that user's
+// lists (ROOM-HIDE's checks judge it). Where other clients may act
+// (Options.Shared), a room or entry may have been added to the user during
+// the run, and a replica that lags may not have the addition yet; so there
+// only what the list held in its first answer of the run is judged: the
+// user had it before the run, and for a lagging copy to leave it out
+// another client would have to take it from the user and give it back
+// while the run reads.
+
+// listKey names one list of one user as one token sees it: the caller, the
+// user the path names, and the operation.
+type listKey struct {
+	user     int16
+	pathUser string
+	op       opKind
+}
+
+// listHist is what is kept of the answers of one list.
+type listHist struct {
+	answers []int32 // every 2xx answer that could be read, as observed
+	// present: by room id (rooms and channels lists) or entry id
+	// (organisations and repositories lists), the answers holding it.
+	present map[string][]int32
+	private map[string]bool // repositories an answer gave private true
+}
+
+// listSeen records one answer of a list of a user's rooms or entries.
+func (st *state) listSeen(op opKind, p pathParams, user int16, f *facts, id int32) {
+	if user < 0 {
+		return
+	}
+	k := listKey{user: user, pathUser: p.user, op: op}
+	if st.lists == nil {
+		st.lists = map[listKey]*listHist{}
+	}
+	h := st.lists[k]
+	if h == nil {
+		h = &listHist{present: map[string][]int32{}, private: map[string]bool{}}
+		st.lists[k] = h
+	}
+	if len(h.answers) >= maxWrites || len(h.present) >= maxWrites {
+		return
+	}
+	h.answers = append(h.answers, id)
+	add := func(key string) {
+		if ids := h.present[key]; len(ids) == 0 || ids[len(ids)-1] != id {
+			h.present[key] = append(ids, id)
+		}
+	}
+	if op == opOrgs || op == opRepos {
+		for _, e := range f.entries {
+			add(string(e.id))
+			if e.private == 1 {
+				h.private[string(e.id)] = true
+			}
+		}
+		return
+	}
+	for i := range f.rooms {
+		if len(f.rooms[i].id) > 0 {
+			st.room(string(f.rooms[i].id)) // known to the check by its index
+			add(string(f.rooms[i].id))
+		}
+	}
+}
+
+// listFlicker judges every list kept: for each room or entry, an answer
+// leaving it out between two holding it.
+func (c *checker) listFlicker() {
+	keys := make([]listKey, 0, len(c.st.lists))
+	for k := range c.st.lists {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b listKey) int {
+		return cmp.Or(cmp.Compare(a.user, b.user), cmp.Compare(a.pathUser, b.pathUser), cmp.Compare(a.op, b.op))
+	})
+	for _, k := range keys {
+		h := c.st.lists[k]
+		ids := make([]string, 0, len(h.present))
+		for id := range h.present {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			c.flicker(k, h, id)
+		}
+	}
+}
+
+// flickerKinds are the kinds of room the rooms list must hold (ROOM-KINDS
+// names them); a room of another kind, or of no kind the run saw, is not
+// judged in it.
+var flickerKinds = []string{"ONETOONE", "ORG", "REPO"}
+
+func (c *checker) flicker(k listKey, h *listHist, id string) {
+	var req, what, list string
+	switch k.op {
+	case opRooms, opChannels:
+		r := &c.st.rooms[c.st.roomIdx[id]]
+		req, what, list = ChannelList, "Room", "channels list"
+		if k.op == opRooms {
+			if !r.hasPT || !slices.Contains(flickerKinds, r.pt) {
+				return
+			}
+			req, list = RoomKinds, "rooms list"
+		}
+		for _, w := range r.writes {
+			if x := &c.st.ex[w]; x.op == opHide && (x.subject == k.user || x.user == k.user || x.subject < 0) {
+				return
+			}
+		}
+	case opOrgs:
+		req, what, list = OrgList, "Organisation", "organisations list"
+	case opRepos:
+		req, what, list = RepoList, "Repository", "repositories list"
+		if h.private[id] {
+			req = RepoPrivateGranted
+		}
+	default:
+		return
+	}
+	present := h.present[id]
+	if c.st.opt.Shared && present[0] != h.answers[0] {
+		return // it may have come during the run, and a replica may lag that
+	}
+	in := make(map[int32]bool, len(present))
+	for _, x := range present {
+		in[x] = true
+	}
+	for _, b := range h.answers {
+		if in[b] {
+			continue
+		}
+		a := int32(-1)
+		for _, x := range present {
+			if c.end(x) < c.start(b) {
+				a = x
+				break
+			}
+		}
+		if a < 0 {
+			continue
+		}
+		for _, x := range present {
+			if c.start(x) > c.end(b) {
+				if c.found.note(req) {
+					c.found.add(req, []int32{a, b, x}, "%s %s is in user %d's %s %s, left out of %s, and back in %s; no request of the run hid it, so it was the user's all along and the answer in between left it out.",
+						what, quote(id), k.user+1, list, c.st.desc(a), c.st.desc(b), c.st.desc(x))
+				}
+				return
+			}
+		}
+	}
+}
