@@ -253,7 +253,11 @@ func messageSpecs(d decl) {
 			room := e.writeRoom()
 			word := e.word()
 			text, _ := e.text()
+			prevText, _ := e.text()
+			prev := e.send(1, room, prevText)
 			m := e.send(1, room, text+" "+word+" @"+e.Users[0].Username) // unread chat and an unread mention of user 1
+			nextText, _ := e.text()
+			next := e.send(1, room, nextText) // so that a beforeId page holds m
 			e.step("UNREAD-CHAT", func() {
 				e.eventually(func(g Gomega) { g.Expect(e.unread(0, room).Chat).To(ContainElement(m.ID)) })
 			})
@@ -270,11 +274,18 @@ func messageSpecs(d decl) {
 			}
 			for range 2 {
 				e.getMessage(0, room, m.ID)
+				// Every way to read a page that holds it: each cursor,
+				// skip, and no parameter at all.
 				e.list(0, room, q("aroundId", m.ID, "limit", "5"))
+				e.list(0, room, q("beforeId", next.ID, "limit", "5"))
+				e.list(0, room, q("afterId", prev.ID, "limit", "5"))
+				e.list(0, room, q("skip", "1", "limit", "5"))
 				e.list(0, room, q("limit", "50"))
+				e.list(0, room, nil)
 				var found []Message // a search that finds it (search itself is judged elsewhere)
 				e.glance(0, messagesPath(room), q("q", word, "limit", "10"), &found)
 				e.rooms(0, "rooms")
+				e.roomsElsewhere(0)
 				e.unread(0, room)
 			}
 			// Each state is read again before a change is blamed on the

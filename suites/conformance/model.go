@@ -29,7 +29,7 @@ var modelAreas = []modelArea{
 	{"sends, edits and reads by id keep to the model of the API over random sequences",
 		[]string{"MSG-SEND-200", "MSG-SEND-DEFAULTS", "MSG-SEND-EDITEDAT-NULL", "MSG-SEND-TEXT", "MSG-SEND-STATUS", "MSG-SEND-STORED",
 			"MSG-EDIT", "MSG-EDIT-EDITEDAT", "MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED", "MSG-GET-ONE", "MSG-ROOM-SCOPE", "MSG-TEXT-REQUIRED", "GEN-NO-5XX"},
-		model.Mix{model.Send: 4, model.SendNoText: 1, model.Edit: 4, model.EditNoText: 1, model.Get: 4, model.List: 1}, 30, 1},
+		model.Mix{model.Send: 4, model.SendNoText: 1, model.Edit: 4, model.EditNoText: 1, model.Get: 4, model.List: 1, model.Mark: 1}, 30, 1},
 	{"pages with every combination of cursors and limit keep to the model of the API over random sequences",
 		[]string{"MSG-LIST", "PAGE-LIMIT", "PAGE-UNIQUE", "PAGE-BEFOREID", "PAGE-BEFOREID-WALK", "PAGE-AFTERID", "PAGE-AROUNDID", "LIMIT-CAP", "LIMIT-100", "MSG-ROOM-SCOPE", "GEN-NO-5XX"},
 		model.Mix{model.Send: 3, model.List: 6, model.Edit: 1}, 40, 1},

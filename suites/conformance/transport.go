@@ -124,7 +124,7 @@ func transportSpecs(d decl) {
 
 		d.it("labels every success that carries a body application/json with charset utf-8", reqs("HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func(e *Env) {
 			room := e.writeRoom()
-			text, _ := e.text()
+			text, word := e.text()
 			// Characters beyond ASCII, and those a JSON writer must escape
 			// (quote, backslash, tab, line breaks), written back in answers.
 			text += " — ünïcödé 🎉 \"q\" \\ tab\there\r\nnext line"
@@ -169,6 +169,12 @@ func transportSpecs(d decl) {
 			}
 			more := []client.Request{
 				{Method: "GET", Path: messagesPath(room) + "/" + sent.ID},
+				// Every way to list: a search, each cursor, skip.
+				{Method: "GET", Path: messagesPath(room), Query: q("q", word, "limit", "5")},
+				{Method: "GET", Path: messagesPath(room), Query: q("aroundId", sent.ID, "limit", "5")},
+				{Method: "GET", Path: messagesPath(room), Query: q("beforeId", sent.ID, "limit", "5")},
+				{Method: "GET", Path: messagesPath(room), Query: q("afterId", sent.ID, "limit", "5")},
+				{Method: "GET", Path: messagesPath(room), Query: q("skip", "1", "limit", "5")},
 				{Method: "PUT", Path: messagesPath(room) + "/" + sent.ID, Body: map[string]string{"text": text + " (edited)"}},
 			}
 			if len(e.Users) > 1 { // marking read a message another user sent, as a client would
@@ -186,12 +192,26 @@ func transportSpecs(d decl) {
 		})
 
 		d.it("serves the API below /v1 right after the base address", reqs("HTTP-V1-PREFIX"), func(e *Env) {
+			// Every operation that only reads, each through its /v1 path.
+			room := e.writeRoom()
+			var newest []Message
 			for _, req := range []client.Request{
 				{Method: "GET", Path: "/v1/user"},
 				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"},
-				{Method: "GET", Path: messagesPath(e.writeRoom()), Query: q("limit", "1")},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/orgs"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/repos"},
+				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/channels"},
+				{Method: "GET", Path: unreadPath(e.me(0), room)},
+				{Method: "GET", Path: messagesPath(room), Query: q("limit", "1")},
 			} {
-				e.expectStatus(e.call(0, req), 200)
+				resp := e.call(0, req)
+				e.expectStatus(resp, 200)
+				if req.Query != nil {
+					e.decode(resp, &newest)
+				}
+			}
+			if len(newest) == 1 {
+				e.expectStatus(e.call(0, client.Request{Method: "GET", Path: messagesPath(room) + "/" + newest[0].ID}), 200)
 			}
 		})
 

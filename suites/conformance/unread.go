@@ -197,7 +197,80 @@ func unreadSpecs(d decl) {
 				e.countsAgree(to, room, ping.ID, false)
 			}
 		})
+
+		d.it("counts every other room's unread items and mentions, in every list that shows it, as each user's unread lists of that room do", reqs("UNREAD-ROOM-COUNTS"), func(e *Env) {
+			e.everyRoomCounts()
+		})
 	})
+}
+
+// everyRoomCounts holds the counts of every room each described user is
+// shown, in every list that shows it, to that user's unread lists of the
+// room: the counts are the caller's own wherever a Room appears. The write
+// room is left to the check above and the model (the run writes there).
+// A room whose unread lists the user cannot read is skipped. Other clients
+// may write to a room while it is read, so a disagreement counts only when
+// it is read again with the unread lists unchanged and still disagrees.
+func (e *Env) everyRoomCounts() {
+	GinkgoHelper()
+	compared := 0
+	for u := range e.Users {
+		e.distinct(u)
+		shown := func() map[string]map[string]Room {
+			lists := e.roomsElsewhere(u)
+			var rooms []Room
+			if e.glance(u, "/v1/user/"+e.me(u)+"/rooms", nil, &rooms) {
+				lists["rooms list"] = rooms
+			}
+			out := map[string]map[string]Room{}
+			for where, rs := range lists {
+				for _, rm := range rs {
+					if rm.ID == "" || rm.ID == e.Target.WriteRoom || (rm.UnreadItems == nil && rm.Mentions == nil) {
+						continue
+					}
+					if out[rm.ID] == nil {
+						out[rm.ID] = map[string]Room{}
+					}
+					out[rm.ID][where] = rm
+				}
+			}
+			return out
+		}
+		first := shown()
+		ids := make([]string, 0, len(first))
+		for id := range first {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			var un Unread
+			if !e.observe(u, "the unread items of room "+id, unreadPath(e.me(u), id), &un) {
+				continue
+			}
+			differ := countsDisagree(u, un, first[id])
+			if differ == "" {
+				compared++
+				continue
+			}
+			// Read both again: lists that moved say nothing; counts that
+			// still disagree with lists that did not are wrong.
+			var again Unread
+			if !e.observe(u, "the unread items of room "+id, unreadPath(e.me(u), id), &again) || !sameSet(again.Chat, un.Chat) || !sameSet(again.Mention, un.Mention) {
+				continue
+			}
+			now := shown()[id]
+			if len(now) == 0 {
+				continue
+			}
+			differ = countsDisagree(u, again, now)
+			Expect(differ).To(BeEmpty(), "room %s: %s, read twice with the unread lists unchanged", id, differ)
+			compared++
+		}
+	}
+	if compared == 0 {
+		Skip("no room besides the write room carries counts that a described user's unread lists could be compared with")
+	}
+	By(fmt.Sprintf("%d rooms' counts compared with their unread lists", compared))
 }
 
 // countsAgree waits until user u's unread lists of room hold message id

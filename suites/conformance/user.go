@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -58,6 +60,27 @@ func userSpecs(d decl) {
 					}
 					seen[users[0].ID] = u
 				}
+			}
+			// A session the server set on one user's answer does not make
+			// another user's request that user's: a client that keeps one
+			// cookie jar for several users sends it beside their tokens,
+			// and the token decides who asks.
+			if len(e.Users) < 2 {
+				return
+			}
+			first := e.call(0, client.Request{Method: "GET", Path: "/v1/user"})
+			var jar []string
+			for _, c := range (&http.Response{Header: first.Header}).Cookies() {
+				jar = append(jar, c.Name+"="+c.Value)
+			}
+			if len(jar) == 0 {
+				By("the server set no cookie: no session to carry across users")
+				return
+			}
+			var users []User
+			e.expectOK(e.call(1, client.Request{Method: "GET", Path: "/v1/user", Header: http.Header{"Cookie": {strings.Join(jar, "; ")}}}), &users)
+			if len(users) == 1 {
+				Expect(users[0].ID).To(Equal(e.me(1)), "with the cookies the server set on user 1's answer beside user 2's token, GET /v1/user identified user %s, not user 2", users[0].ID)
 			}
 		})
 

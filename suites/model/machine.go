@@ -117,9 +117,16 @@ type machine struct {
 	// (see echo); echoTurn says how the next echo reads it.
 	touched  *msg
 	echoTurn int
-	// countTurn says which room besides the write room the next read of a
-	// list that holds rooms compares with its unread lists (see rooms).
-	countTurn int
+	// accessShown is, by user, the message of theirs whose send a read of
+	// the write room's lastAccessTime has already shown (see rooms).
+	accessShown map[int]*msg
+	// accessMax is, by user, the latest lastAccessTime of the write room a
+	// read of the run has shown (shared like room).
+	accessMax map[int]time.Time
+	// counted are the rooms besides the write room whose counts the
+	// sequence has compared with the unread lists, by user, list and room
+	// (see rooms).
+	counted map[string]bool
 	// clock is the latest time the server wrote in an acknowledged answer
 	// (a send's sent, an edit's editedAt): what it stamps on a write
 	// requested after that is not older.
@@ -477,6 +484,12 @@ func (m *machine) text(o op) written {
 		port := fmt.Sprintf("https://example.com:8443/Port%d?a=%d&b=%s", n, n, m.cfg.Marker)
 		w.links = append(w.links, l, port)
 		parts = append(parts, "tab\there", "line one\r\nline two", "see "+l+" now", "and "+port+" too", "fish &amp; chips &lt;b&gt;")
+		// Characters a server may normalise or decode twice: an accent
+		// written as a combining mark, the angstrom sign (Unicode
+		// normalisation makes both one precomposed letter), and
+		// backslashes before letters a decoder reads as escapes. A text
+		// comes back exactly as it was sent.
+		parts = append(parts, "cafe\u0301 \u212b", `C:\new\table \u00e9 \"`)
 		if len(w.mentions) > 0 {
 			parts = append(parts, "ok\n@"+m.cfg.Users[w.mentions[0]].Username+" there")
 		}
@@ -695,6 +708,9 @@ func (m *machine) send(o op) {
 func (m *machine) sendNoText(o op) {
 	u := m.user(o)
 	body := map[string]any{}
+	if o.Odd {
+		body["text"] = nil // a text of null is no text either
+	}
 	if o.Status == 1 {
 		body["status"] = true
 	}
@@ -805,6 +821,7 @@ func (m *machine) edit(o op) {
 	m.tick(w.editedTime())
 	target.prevText = target.text
 	target.text, target.v, target.refused, target.refusedText, target.changed = text, want, "", "", m.now()
+	target.found = false
 	if w.Text != nil && *w.Text != text {
 		// MSG-EDIT's breach, which this run does not judge: as for a send.
 		target.text = *w.Text
@@ -825,7 +842,11 @@ func (m *machine) editNoText(o op) {
 		return
 	}
 	m.touched = target
-	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(m.cfg.WriteRoom, target.id), Body: map[string]any{}, Invalid: true})
+	body := map[string]any{}
+	if o.Odd {
+		body["text"] = nil // a text of null is no text either
+	}
+	resp := m.do(u, client.Request{Method: http.MethodPut, Path: messagePath(m.cfg.WriteRoom, target.id), Body: body, Invalid: true})
 	m.noServerError(resp, "an edit without text")
 	m.check("MSG-TEXT-REQUIRED", !ok2xx(resp.Status), "an edit without the required text answered %d", resp.Status)
 	if w, ok := decode[wireMsg](resp); ok && w.ID == target.id {
@@ -842,7 +863,7 @@ func (m *machine) editNoText(o op) {
 		if !strings.Contains(target.text, target.pair) {
 			target.pair = ""
 		}
-		target.changed = m.now()
+		target.changed, target.found = m.now(), false
 		return
 	}
 	target.refused, target.refusedText = "MSG-TEXT-REQUIRED", ""

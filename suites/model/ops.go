@@ -110,7 +110,15 @@ func (o op) String() string {
 			b.WriteString(" with the text of the user's previous send")
 		}
 		o.texts(&b)
-	case Edit, EditNoText, Get, Search:
+	case SendNoText, EditNoText:
+		if o.Odd {
+			b.WriteString(" (text null)")
+		}
+		if o.Kind == SendNoText {
+			break
+		}
+		fallthrough
+	case Edit, Get, Search:
 		if o.Other && o.Kind == Search {
 			b.WriteString(" for a word of a message of another room")
 			return b.String()
@@ -191,7 +199,7 @@ func (o op) texts(b *strings.Builder) {
 		b.WriteString(", its text holding the newest message's word after its own")
 	}
 	if o.Odd {
-		b.WriteString(", its text holding a tab, a CR LF, a link with capitals in its path, a link with a port and two query parameters, text that reads like HTML entities and, with a mention, a mention at the start of a line")
+		b.WriteString(", its text holding a tab, a CR LF, a link with capitals in its path, a link with a port and two query parameters, text that reads like HTML entities, a combining accent, the angstrom sign, backslashes before letters and, with a mention, a mention at the start of a line")
 	}
 }
 

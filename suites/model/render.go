@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,16 +145,27 @@ func (m *machine) rooms(o op) {
 		}
 	}
 	where := "user " + strconv.Itoa(u+1) + "'s " + l.name
-	if len(others) > 0 {
-		// The rooms in turn, not at random: over a sequence every room of
-		// the lists is compared, the rooms a user only lurks in too.
-		sort.Slice(others, func(i, j int) bool { return others[i].ID < others[j].ID })
-		m.countsOf(u, others[m.countTurn%len(others)], where)
-		m.countTurn++
+	// Every room of the list, once per sequence for each user and list: a
+	// room's counts are the caller's wherever the room is shown, the rooms
+	// a user only lurks in and those embedded in an entry too.
+	sort.Slice(others, func(i, j int) bool { return others[i].ID < others[j].ID })
+	for _, r := range others {
+		key := strconv.Itoa(u) + "\x00" + l.path + "\x00" + r.ID
+		if m.counted[key] {
+			continue
+		}
+		m.countsOf(u, r, where)
+		if m.counted == nil {
+			m.counted = map[string]bool{}
+		}
+		m.counted[key] = true
 	}
 	if w == nil {
 		return // a list without the write room is the lists' checks to judge
 	}
+	// The write room's counts are held to its unread lists like any
+	// other room's (the lower bounds below hold besides).
+	m.countsOf(u, w, where)
 	now := m.now()
 	unread, mentions, settled := 0, 0, true
 	var last *msg
@@ -182,19 +194,43 @@ func (m *machine) rooms(o op) {
 	if w.Mentions != nil && mentions > 0 {
 		m.eventually("UNREAD-ROOM-COUNTS", settled, *w.Mentions >= mentions, "%s counts %d unread mentions in the write room, yet %d message(s) of this run mention them unread", where, *w.Mentions, mentions)
 	}
+	if w.LastAccessTime != nil {
+		// The time of the last access never goes back: no read shows an
+		// older one than a read before it, lag or not.
+		if at, err := time.Parse(time.RFC3339Nano, *w.LastAccessTime); err == nil {
+			if prev, seen := m.accessMax[u]; seen {
+				m.check("ROOM-LAST-ACCESS", !at.Before(prev.Add(-time.Millisecond)), "%s says they last accessed the write room at %s, before the %s an earlier read gave", where, *w.LastAccessTime, prev.Format(time.RFC3339Nano))
+			}
+			if at.After(m.accessMax[u]) {
+				m.accessMax[u] = at
+			}
+		}
+	}
 	if w.LastAccessTime != nil && last != nil && !last.sent.IsZero() {
 		at, err := time.Parse(time.RFC3339Nano, *w.LastAccessTime)
 		if err == nil {
-			m.eventually("ROOM-LAST-ACCESS", now.Sub(last.acked) > m.cfg.Eventually, !at.Before(last.sent.Add(-time.Millisecond)),
-				"%s says they last accessed the write room at %s, before their message %s sent at %s", where, *w.LastAccessTime, last.id, last.sent.Format(time.RFC3339Nano))
+			// Once a read has shown the access of a send, no later read
+			// goes back before it, lag or not.
+			shown := m.accessShown[u] == last
+			ok := !at.Before(last.sent.Add(-time.Millisecond))
+			m.eventually("ROOM-LAST-ACCESS", shown || now.Sub(last.acked) > m.cfg.Eventually, ok,
+				"%s says they last accessed the write room at %s, before their message %s sent at %s%s", where, *w.LastAccessTime, last.id, last.sent.Format(time.RFC3339Nano),
+				map[bool]string{true: ", after an earlier read had shown that access", false: ""}[shown])
+			if ok {
+				if m.accessShown == nil {
+					m.accessShown = map[int]*msg{}
+				}
+				m.accessShown[u] = last
+			}
 		}
 	}
 }
 
-// countsOf holds a room of a list other than the write room (nothing of
-// the run writes there) to user u's unread lists of it: its unreadItems and
-// mentions count them, whichever list the room is shown in. A mismatch is
-// read again until it has lasted past the lag allowed (other writers).
+// countsOf holds a room of a list to user u's unread lists of it: its
+// unreadItems and mentions count them, whichever list the room is shown
+// in. A mismatch is read again until it has lasted past the lag allowed;
+// unread lists that changed between two reads (another writer) leave it
+// unjudged.
 func (m *machine) countsOf(u int, r *wireRoom, where string) {
 	if r.UnreadItems == nil && r.Mentions == nil {
 		return
@@ -203,6 +239,14 @@ func (m *machine) countsOf(u int, r *wireRoom, where string) {
 	un, ok := decode[unreadItems](resp)
 	if !ok {
 		return // the unread checks judge a list that cannot be read
+	}
+	if r.UnreadItems != nil && *r.UnreadItems != len(un.Chat) || r.Mentions != nil && *r.Mentions != len(un.Mention) {
+		// Lists that move between two reads (another writer) say nothing
+		// of the counts read before them.
+		again, ok := decode[unreadItems](m.do(u, client.Request{Method: http.MethodGet, Path: m.unreadPath(u, r.ID)}))
+		if !ok || !sameIDs(again.Chat, un.Chat) || !sameIDs(again.Mention, un.Mention) {
+			return
+		}
 	}
 	if r.UnreadItems != nil {
 		m.eventually("UNREAD-ROOM-COUNTS", false, *r.UnreadItems == len(un.Chat), "%s counts %d unread items in room %s, and user %d's unread chat list of that room holds %d", where, *r.UnreadItems, r.ID, u+1, len(un.Chat))
@@ -260,7 +304,33 @@ func (m *machine) searchWord(u int, o op) {
 		// words, never a message that did not hold the word at all.
 		m.eventually("SEARCH-Q", !before || x.settled(m.now(), m.cfg.Eventually), now, "%s found message %s, whose text %q does not hold it in any letter case", what, x.id, x.text)
 	}
-	m.eventually("SEARCH-Q", k.settled(m.now(), m.cfg.Eventually), found, "%s did not find message %s, whose text holds it", what, k.id)
+	m.eventually("SEARCH-Q", k.found || k.settled(m.now(), m.cfg.Eventually), found, "%s did not find message %s, whose text holds it%s", what, k.id, foundBefore(k))
+	// Every message of the sequence that holds the word as a word of its
+	// own (a pair puts one word in two messages) is found too; and once a
+	// search has found a message, a later one finds it again, lag or not.
+	word := strings.ToLower(k.word)
+	var holders []*msg
+	for _, x := range m.st.msgs {
+		if x.word != "" && slices.Contains(strings.Fields(strings.ToLower(x.text)), word) {
+			holders = append(holders, x)
+		}
+	}
+	for _, x := range holders {
+		if x != k {
+			m.eventually("SEARCH-Q", x.found || x.settled(m.now(), m.cfg.Eventually), seen[x.id], "%s did not find message %s, whose text holds it too (a search finds every message that holds the word)%s", what, x.id, foundBefore(x))
+		}
+	}
+	for _, x := range holders {
+		x.found = x.found || seen[x.id]
+	}
+}
+
+// foundBefore says, for a failure text, that an earlier search found k.
+func foundBefore(k *msg) string {
+	if k.found {
+		return "; an earlier search had found it"
+	}
+	return ""
 }
 
 // judgeFound judges a message a search found as a page's message: every
@@ -366,4 +436,12 @@ func rawAmpersand(html string) int {
 		}
 	}
 	return -1
+}
+
+// sameIDs reports whether a and b hold the same ids, in any order.
+func sameIDs(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }

@@ -170,6 +170,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}()
 	runs, room, walked := 0, map[string]*shown{}, false
 	foreign, foreignRead := map[string]foreignMsg{}, false
+	accessMax := map[int]time.Time{}
 	var soft *Finding
 	defer func() {
 		if rep.Finding == nil && rep.Blocked == "" && soft != nil {
@@ -178,7 +179,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}()
 	exec := func(ops []op) (*machine, any) {
 		runs++
-		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, walked: &walked, foreign: foreign, foreignRead: &foreignRead, soft: &soft, marked: map[int]time.Time{}, sent: map[int]*written{}}
+		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, walked: &walked, foreign: foreign, foreignRead: &foreignRead, accessMax: accessMax, soft: &soft, marked: map[int]time.Time{}, sent: map[int]*written{}}
 		end := m.exec(ops)
 		rep.Requests += m.reqs
 		rep.Operations += len(m.steps)

@@ -56,6 +56,9 @@ type msg struct {
 	// read may show the old one, lag or not.
 	freshV    map[int]int
 	freshRead map[int]bool
+	// found says a search has found the message since its last write: a
+	// later search for a word it holds finds it too, lag or not.
+	found bool
 	// listed is, per user, whether an unread list has shown the message as
 	// that user's unread item since the state last changed.
 	listed map[int]bool
