@@ -1105,3 +1105,30 @@ func heldOut6MessagesFaults() []Fault {
 		HeldOut6.fault("MSG-TEXT-REQUIRED/ignores-input#5", heldOut6What("edit-missing-text-noop-200")).inIndependent("edit-missing-text-noop-200"),
 	}
 }
+
+// heldOut7MessagesFaults are the defects of the seventh held-out set (independent.HeldOut7)
+// whose requirements belong to this file (see heldOut7What).
+func heldOut7MessagesFaults() []Fault {
+	return []Fault{
+		HeldOut7.fault("MSG-EDIT-EDITEDAT/shape#2", heldOut7What("edit-editedat-whole-seconds")).inIndependent("edit-editedat-whole-seconds"),
+		HeldOut7.fault("MSG-EDIT-PERSISTED/collateral", heldOut7What("mark-read-reverts-edit")).inIndependent("mark-read-reverts-edit"),
+		HeldOut7.fault("MSG-EDIT/not-stored#5", heldOut7What("edit-newlines-collapsed")).inIndependent("edit-newlines-collapsed"),
+		HeldOut7.fault("MSG-GET-ONE/wrong-subject#4", heldOut7What("get-one-own-only")).inIndependent("get-one-own-only"),
+		HeldOut7.fault("MSG-LIST/shape#8", heldOut7What("list-empty-204")).inIndependent("list-empty-204"),
+		HeldOut7.fault("MSG-META-EMPTY/shape#7", heldOut7What("list-meta-null")).inIndependent("list-meta-null"),
+		HeldOut7.fault("MSG-NO-GV/shape#7", heldOut7What("edit-answer-gv")).inIndependent("edit-answer-gv"),
+		HeldOut7.fault("MSG-ROOM-SCOPE/too-wide#6", heldOut7What("edit-other-room-200-unchanged")).inIndependent("edit-other-room-200-unchanged"),
+		HeldOut7.fault("MSG-SEND-200/ignores-input#2", heldOut7What("send-status-false-refused")).inIndependent("send-status-false-refused"),
+		HeldOut7.fault("MSG-SEND-DEFAULTS/wrong-subject", heldOut7What("send-v-from-previous-message")).inIndependent("send-v-from-previous-message"),
+		HeldOut7.fault("MSG-SEND-STORED/wrong-subject#3", heldOut7What("send-answer-draft-id")).inIndependent("send-answer-draft-id"),
+		HeldOut7.fault("MSG-SEND-TEXT/not-stored#13", heldOut7What("send-text-nfc")).inIndependent("send-text-nfc"),
+		HeldOut7.fault("MSG-SEND-TEXT/not-stored#14", heldOut7What("send-tags-stripped")).inIndependent("send-tags-stripped"),
+		HeldOut7.fault("MSG-SEND-TEXT/not-stored#15", heldOut7What("send-backslash-unescaped")).inIndependent("send-backslash-unescaped"),
+		HeldOut7.fault("MSG-SHAPE/shape#10", heldOut7What("meta-arrays-null-when-empty")).inIndependent("meta-arrays-null-when-empty"),
+		HeldOut7.fault("MSG-SHAPE/shape#11", heldOut7What("get-one-fromuser-unexpanded")).inIndependent("get-one-fromuser-unexpanded"),
+		HeldOut7.fault("MSG-STABLE/collateral#2", heldOut7What("edit-updates-same-text-siblings")).inIndependent("edit-updates-same-text-siblings").inWholeRun(),
+		HeldOut7.fault("MSG-STABLE/intermittent#2", heldOut7What("edit-answer-html-stale-flaky")).inIndependent("edit-answer-html-stale-flaky").inWholeRun(),
+		HeldOut7.fault("MSG-STABLE/wrong-subject#2", heldOut7What("list-sent-coalesced-edit")).inIndependent("list-sent-coalesced-edit").inWholeRun(),
+		HeldOut7.fault("MSG-TEXT-REQUIRED/ignores-input#6", heldOut7What("edit-null-text-accepted")).inIndependent("edit-null-text-accepted"),
+	}
+}

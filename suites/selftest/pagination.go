@@ -791,3 +791,18 @@ func heldOut6PaginationFaults() []Fault {
 		HeldOut6.fault("PAGE-SKIP/ignores-input#6", heldOut6What("skip-twice-with-before")).inIndependent("skip-twice-with-before"),
 	}
 }
+
+// heldOut7PaginationFaults are the defects of the seventh held-out set (independent.HeldOut7)
+// whose requirements belong to this file (see heldOut7What).
+func heldOut7PaginationFaults() []Fault {
+	return []Fault{
+		HeldOut7.fault("PAGE-AFTERID/ignores-input#7", heldOut7What("after-newest-404")).inIndependent("after-newest-404"),
+		HeldOut7.fault("PAGE-AFTERID/intermittent#2", heldOut7What("after-cursor-dropped-flaky")).inIndependent("after-cursor-dropped-flaky"),
+		HeldOut7.fault("PAGE-BEFOREID-WALK/ignores-input#5", heldOut7What("before-status-anchor-empty")).inIndependent("before-status-anchor-empty"),
+		HeldOut7.fault("PAGE-BEFOREID/ignores-input#5", heldOut7What("before-needs-limit")).inIndependent("before-needs-limit"),
+		HeldOut7.fault("PAGE-LIMIT/ignores-input#10", heldOut7What("search-ignores-limit")).inIndependent("search-ignores-limit"),
+		HeldOut7.fault("PAGE-LIMIT/ignores-input#9", heldOut7What("around-min-window-three")).inIndependent("around-min-window-three"),
+		HeldOut7.fault("PAGE-SKIP/wrong-subject#6", heldOut7What("skip-from-oldest-end")).inIndependent("skip-from-oldest-end"),
+		HeldOut7.fault("PAGE-UNIQUE/stale-derived#2", heldOut7What("list-shows-every-version")).inIndependent("list-shows-every-version"),
+	}
+}

@@ -368,3 +368,19 @@ func heldOut6RenderingFaults() []Fault {
 		HeldOut6.fault("RENDER-MENTION/stale-derived#2", heldOut6What("edit-html-stale")).inIndependent("edit-html-stale"),
 	}
 }
+
+// heldOut7RenderingFaults are the defects of the seventh held-out set (independent.HeldOut7)
+// whose requirements belong to this file (see heldOut7What).
+func heldOut7RenderingFaults() []Fault {
+	return []Fault{
+		HeldOut7.fault("META-ISSUES/shape#4", heldOut7What("meta-issue-number-hash")).inIndependent("meta-issue-number-hash"),
+		HeldOut7.fault("META-MENTIONS/shape#4", heldOut7What("meta-mention-snake-case")).inIndependent("meta-mention-snake-case"),
+		HeldOut7.fault("META-URLS/shape#7", heldOut7What("meta-urls-query-stripped")).inIndependent("meta-urls-query-stripped"),
+		HeldOut7.fault("RENDER-ESCAPE/shape#13", heldOut7What("render-double-escaped")).inIndependent("render-double-escaped"),
+		HeldOut7.fault("RENDER-ESCAPE/shape#14", heldOut7What("render-status-unescaped")).inIndependent("render-status-unescaped"),
+		HeldOut7.fault("RENDER-ISSUE/ignores-input#4", heldOut7What("render-issue-one-digit-plain")).inIndependent("render-issue-one-digit-plain"),
+		HeldOut7.fault("RENDER-LINK/intermittent#2", heldOut7What("send-answer-html-unrendered-flaky")).inIndependent("send-answer-html-unrendered-flaky"),
+		HeldOut7.fault("RENDER-LINK/shape#8", heldOut7What("render-link-class-on-span")).inIndependent("render-link-class-on-span"),
+		HeldOut7.fault("RENDER-MENTION/shape#6", heldOut7What("render-mention-anchor")).inIndependent("render-mention-anchor"),
+	}
+}

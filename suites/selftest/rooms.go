@@ -776,3 +776,21 @@ func heldOut6RoomsFaults() []Fault {
 		HeldOut6.fault("ROOM-SHAPE/shape#12", heldOut6What("room-usercount-string")).inIndependent("room-usercount-string"),
 	}
 }
+
+// heldOut7RoomsFaults are the defects of the seventh held-out set (independent.HeldOut7)
+// whose requirements belong to this file (see heldOut7What).
+func heldOut7RoomsFaults() []Fault {
+	return []Fault{
+		HeldOut7.fault("REPO-LIST/shape#6", heldOut7What("repo-private-as-string")).inIndependent("repo-private-as-string"),
+		HeldOut7.fault("REPO-PRIVATE-GRANTED/ignores-input#2", heldOut7What("repo-private-needs-query-param")).inIndependent("repo-private-needs-query-param"),
+		HeldOut7.fault("REPO-PRIVATE-WITHHELD/intermittent#2", heldOut7What("repo-private-leak-flaky")).inIndependent("repo-private-leak-flaky"),
+		HeldOut7.fault("ROOM-HIDE/ignores-input#3", heldOut7What("hide-demands-json-body")).inIndependent("hide-demands-json-body"),
+		HeldOut7.fault("ROOM-HIDE/shape#2", heldOut7What("hide-answer-404-after-apply")).inIndependent("hide-answer-404-after-apply"),
+		HeldOut7.fault("ROOM-LAST-ACCESS/intermittent", heldOut7What("room-lastaccess-epoch-flaky")).inIndependent("room-lastaccess-epoch-flaky"),
+		HeldOut7.fault("ROOM-LAST-ACCESS/stale-derived#7", heldOut7What("room-lastaccess-throttled")).inIndependent("room-lastaccess-throttled"),
+		HeldOut7.fault("ROOM-ONE-TO-ONE/shape#5", heldOut7What("room-dm-uri-empty")).inIndependent("room-dm-uri-empty"),
+		HeldOut7.fault("ROOM-SHAPE/shape#13", heldOut7What("room-lastaccess-millis-after-write")).inIndependent("room-lastaccess-millis-after-write"),
+		HeldOut7.fault("ROOM-STABLE/shape#4", heldOut7What("channel-list-url-short-name")).inIndependent("channel-list-url-short-name").inWholeRun(),
+		HeldOut7.fault("ROOM-USER-ONLY-ONE-TO-ONE/shape#6", heldOut7What("room-user-null-group")).inIndependent("room-user-null-group"),
+	}
+}

@@ -8,6 +8,15 @@ import "strings"
 // "attribution" a defect a check sees but blames on another requirement.
 // The matrix prints each beside its fault.
 var survivorReasons = map[string]string{
+	// The seventh held-out set (origin HeldOut7), written blind and measured
+	// before any check changed (56 of 73 by default, 60 with --full); the
+	// survivors of the rules built after it keep their reasons here.
+	"SEARCH-Q/ignores-input#12":          "not checked, on purpose (held out, seventh set): words shorter than four letters are never found; whether a search finds short words is not stated (full-text engines commonly index only words of some minimum length), so searches look for long words only",
+	"MSG-STABLE/intermittent#2":          "attribution (held out, seventh set): one edit answer in four carries the html of the text before the edit; the history checker files a later read's newer html under MSG-EDIT-PERSISTED and the rendering check the stale html under RENDER-ESCAPE, both statements the same answers break",
+	"PAGE-BEFOREID-WALK/ignores-input#5": "attribution (held out, seventh set): beforeId naming a status update answers an empty page; the check that pages to a room's start meets it first and files the short page under PAGE-SKIP, whose walk it cuts",
+	"RENDER-LINK/intermittent#2":         "attribution (held out, seventh set): one send answer in five carries html without any markup; the model's rendering judgement stops at the first breach, RENDER-MENTION's, which the same html breaks too (and the history checker files it under MSG-STABLE)",
+	"UNREAD-READBY/intermittent#2":       "caught under another id (held out, seventh set): one message list in six gives readBy 0 everywhere; the generated checks that read state around each request see readBy fall, while UNREAD-READBY's rule that readBy never goes down allows a stale answer for --eventually after the higher one",
+	"UNREAD-ROOM-COUNTS/intermittent#3":  "attribution (held out, seventh set): one unread list in five holds each id twice; the document checker files the repeated ids under UNREAD-SHAPE, the list's own shape, before any count is compared",
 	// The sixth held-out set (origin HeldOut6), written blind and measured
 	// before any check changed (44 of 61 by default, 48 with --full); the
 	// survivors of the rules built after it keep their reasons here.
@@ -37,7 +46,7 @@ var survivorReasons = map[string]string{
 	"ROOM-KINDS/wrong-subject#8":       "gap (held out, fifth set): repository rooms are left out of the rooms list of a user who did not grant private access; ROOM-KINDS is judged against the room hints, which name user 1's rooms, and user 1 granted access",
 	"UNREAD-MENTION/ignores-input#3":   "not reached, on purpose (held out, fifth set): mentions in one-to-one rooms are never listed; the run writes only in write_room, and the unread state of messages it did not write is not predicted",
 	"UNREAD-READBY/shape#2":            "not reached, on purpose (held out, fifth set): readBy is 0 in one-to-one rooms; the run marks read only in write_room",
-	"UNREAD-ROOM-COUNTS/ignores-input": "draws (held out, fifth set): rooms the user lurks in report counts of 0; the model compares the counts with the unread lists for one room besides the write room per list it reads, drawn at random, and the lurked rooms with unread messages were not drawn",
+	"UNREAD-ROOM-COUNTS/ignores-input": "not observable in this world (held out, fifth set): rooms the user lurks in report counts of 0; the only user who lurks (user 3, in the organisation room) has nothing unread there, and the run writes only in the write room, so 0 is the right count",
 	// The fourth held-out set (origin HeldOut4), written blind and measured
 	// before any check changed (38 of 60 by default); the rules built after
 	// it are for classes its survivors fell in, never for one defect.

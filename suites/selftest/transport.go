@@ -549,3 +549,19 @@ func heldOut6TransportFaults() []Fault {
 		HeldOut6.fault("HTTP-JSON-CONTENT-TYPE/shape#10", heldOut6What("ctype-latin1-non-ascii")).inIndependent("ctype-latin1-non-ascii"),
 	}
 }
+
+// heldOut7TransportFaults are the defects of the seventh held-out set (independent.HeldOut7)
+// whose requirements belong to this file (see heldOut7What).
+func heldOut7TransportFaults() []Fault {
+	return []Fault{
+		HeldOut7.fault("AUTH-CURRENT-USER/wrong-subject#6", heldOut7What("auth-session-cookie-wins")).inIndependent("auth-session-cookie-wins"),
+		HeldOut7.fault("AUTH-QUERY-TOKEN/collateral", heldOut7What("auth-query-token-one-time")).inIndependent("auth-query-token-one-time"),
+		HeldOut7.fault("AUTH-REQUIRED/too-wide#7", heldOut7What("auth-empty-bearer-bot")).inIndependent("auth-empty-bearer-bot"),
+		HeldOut7.fault("AUTH-UNKNOWN-TOKEN/too-wide", heldOut7What("auth-compare-skips-last-byte")).inIndependent("auth-compare-skips-last-byte"),
+		HeldOut7.fault("HTTP-GET-SAFE/collateral#14", heldOut7What("after-page-marks-read")).inIndependent("after-page-marks-read"),
+		HeldOut7.fault("HTTP-JSON-BODY/shape#10", heldOut7What("gzip-without-encoding-header")).inIndependent("gzip-without-encoding-header"),
+		HeldOut7.fault("HTTP-JSON-BODY/shape#9", heldOut7What("json-xssi-prefix-messages")).inIndependent("json-xssi-prefix-messages"),
+		HeldOut7.fault("HTTP-JSON-CONTENT-TYPE/shape#11", heldOut7What("ctype-search-vnd")).inIndependent("ctype-search-vnd"),
+		HeldOut7.fault("HTTP-V1-PREFIX/shape#4", heldOut7What("unread-routes-without-v1")).inIndependent("unread-routes-without-v1"),
+	}
+}

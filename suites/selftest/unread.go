@@ -733,3 +733,20 @@ func heldOut6UnreadFaults() []Fault {
 		HeldOut6.fault("UNREAD-SHAPE/shape#6", heldOut6What("unread-mention-omitted-empty")).inIndependent("unread-mention-omitted-empty"),
 	}
 }
+
+// heldOut7UnreadFaults are the defects of the seventh held-out set (independent.HeldOut7)
+// whose requirements belong to this file (see heldOut7What).
+func heldOut7UnreadFaults() []Fault {
+	return []Fault{
+		HeldOut7.fault("UNREAD-CHAT/not-stored#5", heldOut7What("unread-mention-excluded-from-chat")).inIndependent("unread-mention-excluded-from-chat"),
+		HeldOut7.fault("UNREAD-FLAG/intermittent#2", heldOut7What("unread-flag-inverted-flaky")).inIndependent("unread-flag-inverted-flaky"),
+		HeldOut7.fault("UNREAD-FLAG/too-wide", heldOut7What("unread-flag-from-last-access")).inIndependent("unread-flag-from-last-access"),
+		HeldOut7.fault("UNREAD-MENTION/not-stored#3", heldOut7What("unread-mention-latest-only")).inIndependent("unread-mention-latest-only"),
+		HeldOut7.fault("UNREAD-READBY/intermittent#2", heldOut7What("readby-zero-flaky")).inIndependent("readby-zero-flaky"),
+		HeldOut7.fault("UNREAD-ROOM-COUNTS/intermittent#3", heldOut7What("unread-ids-doubled-flaky")).inIndependent("unread-ids-doubled-flaky"),
+		HeldOut7.fault("UNREAD-ROOM-COUNTS/stale-derived#10", heldOut7What("org-room-counts-unset")).inIndependent("org-room-counts-unset"),
+		HeldOut7.fault("UNREAD-ROOM-COUNTS/stale-derived#9", heldOut7What("room-count-decrement-per-request")).inIndependent("room-count-decrement-per-request"),
+		HeldOut7.fault("UNREAD-ROOM-COUNTS/too-wide#5", heldOut7What("room-unread-sums-both-lists")).inIndependent("room-unread-sums-both-lists"),
+		HeldOut7.fault("UNREAD-SHAPE/shape#7", heldOut7What("unread-chat-message-objects")).inIndependent("unread-chat-message-objects"),
+	}
+}

@@ -179,3 +179,13 @@ func heldOut6UserFaults() []Fault {
 		HeldOut6.fault("USER-STABLE/shape#4", heldOut6What("me-username-displayname-swapped")).inIndependent("me-username-displayname-swapped").inWholeRun(),
 	}
 }
+
+// heldOut7UserFaults are the defects of the seventh held-out set (independent.HeldOut7)
+// whose requirements belong to this file (see heldOut7What).
+func heldOut7UserFaults() []Fault {
+	return []Fault{
+		HeldOut7.fault("USER-SHAPE/shape#8", heldOut7What("dm-user-no-avatars")).inIndependent("dm-user-no-avatars"),
+		HeldOut7.fault("USER-STABLE/shape#5", heldOut7What("me-url-api-path")).inIndependent("me-url-api-path").inWholeRun(),
+		HeldOut7.fault("USER-STABLE/shape#6", heldOut7What("meta-mention-screenname-at")).inIndependent("meta-mention-screenname-at").inWholeRun(),
+	}
+}

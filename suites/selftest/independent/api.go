@@ -2,6 +2,7 @@ package independent
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"html"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +39,7 @@ type outcome struct {
 	raw    []byte // defect mark-read-body-text: written as is instead of body
 	// defect ctype-unread-missing: no Content-Type is set, the server sniffs one
 	noCtype bool
+	cookie  string // defect auth-session-cookie-wins: the session id set on the answer
 }
 
 func ok(status int, body any) outcome { return outcome{status: status, body: body, good: true} }
@@ -151,7 +154,21 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	if g.w.is("json-cut-16k") && len(payload) > 16<<10 {
 		payload = payload[:16<<10] // a fixed-size write buffer
 	}
+	if out.good && g.w.is("json-xssi-prefix-messages") && req.Method == http.MethodGet && isMessageList(req.URL.Path) {
+		payload = append([]byte(")]}',\n"), payload...) // the anti-hijacking guard of the web client's endpoints
+	}
+	if g.w.is("gzip-without-encoding-header") && len(payload) > 1<<10 && strings.Contains(req.Header.Get("Accept-Encoding"), "gzip") {
+		// Compressed by a middleware whose Content-Encoding header a later handler reset.
+		var zipped bytes.Buffer
+		zw := gzip.NewWriter(&zipped)
+		_, _ = zw.Write(payload)
+		_ = zw.Close()
+		payload = zipped.Bytes()
+	}
 	h := rw.Header()
+	if out.cookie != "" {
+		h.Add("Set-Cookie", (&http.Cookie{Name: "chat_sid", Value: out.cookie, Path: "/", HttpOnly: true, Secure: true}).String())
+	}
 	if out.noCtype {
 		// left to the server's content sniffing
 	} else if out.good && out.ctype != "" {
@@ -238,6 +255,15 @@ func (g *gateway) handle(req *http.Request) outcome {
 		return complain(http.StatusUnauthorized, "a valid access token is required")
 	}
 	segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	if w.is("unread-routes-without-v1") && len(segs) >= 5 {
+		// The unread items router was mounted on the root router, outside the /v1 group.
+		if segs[0] == "v1" && len(segs) == 6 && segs[1] == "user" && segs[3] == "rooms" && segs[5] == "unreadItems" {
+			return nothing()
+		}
+		if segs[0] == "user" && len(segs) == 5 && segs[2] == "rooms" && segs[4] == "unreadItems" {
+			segs = append([]string{"v1"}, segs...)
+		}
+	}
 	for _, r := range g.table() {
 		args, hit := match(r.pattern, segs)
 		if !hit {
@@ -272,6 +298,9 @@ func (g *gateway) handle(req *http.Request) outcome {
 		if out.good && w.every("ctype-flaky", 9) {
 			out.ctype = "text/plain; charset=utf-8"
 		}
+		if w.is("auth-session-cookie-wins") {
+			out.cookie = w.sessionOf(me)
+		}
 		return out
 	}
 	return nothing()
@@ -280,6 +309,12 @@ func (g *gateway) handle(req *http.Request) outcome {
 // identify resolves the caller: the Authorization header wins when present,
 // otherwise the access_token query parameter is consulted.
 func (w *world) identify(req *http.Request) *member {
+	if w.is("auth-session-cookie-wins") {
+		// A known session wins over whatever token the request carries.
+		if c, err := req.Cookie("chat_sid"); err == nil && w.cookieUser[c.Value] != nil {
+			return w.cookieUser[c.Value]
+		}
+	}
 	me, presented := w.credentials(req)
 	switch {
 	case me != nil:
@@ -352,6 +387,10 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 		return w.tokenOwner(tok), tok != ""
 	}
 	writes := req.Method == http.MethodPost || req.Method == http.MethodPut
+	if h := req.Header.Get("Authorization"); h != "" && w.is("auth-empty-bearer-bot") && strings.EqualFold(strings.TrimSpace(h), "Bearer") {
+		// The integration bot was seeded with an empty token, which an empty bearer value matches.
+		return w.people[len(w.people)-1], true
+	}
 	if h := req.Header.Get("Authorization"); h != "" && !(writes && w.is("auth-bearer-writes-refused")) {
 		scheme, tok, found := strings.Cut(strings.TrimSpace(h), " ")
 		if !found || !strings.EqualFold(scheme, "Bearer") {
@@ -390,6 +429,12 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 		if owner != nil && w.every("auth-query-token-flaky", 5) {
 			return nil, true // the query-token lookup timed out and was taken for a miss
 		}
+		if owner != nil && w.is("auth-query-token-one-time") {
+			if w.queryUsed[tok] {
+				return nil, true // a login link already used
+			}
+			w.queryUsed[tok] = true
+		}
 		if owner != nil && w.is("auth-query-token-cached-by-path") {
 			// The lookup was cached under the path, the token being stripped from the key.
 			if first, hit := w.qcache[req.URL.Path]; hit {
@@ -400,6 +445,33 @@ func (w *world) credentials(req *http.Request) (*member, bool) {
 		return owner, true
 	}
 	return nil, false
+}
+
+// sameButLast is a constant-time comparison whose loop stops one byte short
+// (defect auth-compare-skips-last-byte). a and b have the same length.
+func sameButLast(a, b string) bool {
+	var diff byte
+	for i := 0; i < len(a)-1; i++ {
+		diff |= a[i] ^ b[i]
+	}
+	return diff == 0
+}
+
+// sessionOf returns the session id of u, creating one (defect auth-session-cookie-wins).
+func (w *world) sessionOf(u *member) string {
+	if sid, found := w.cookieOf[u]; found {
+		return sid
+	}
+	sid := w.tag("sid_", 20)
+	w.cookieOf[u] = sid
+	w.cookieUser[sid] = u
+	return sid
+}
+
+// isMessageList tells whether path is /v1/rooms/:roomId/chatMessages.
+func isMessageList(path string) bool {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	return len(segs) == 4 && segs[0] == "v1" && segs[1] == "rooms" && segs[3] == "chatMessages"
 }
 
 // clientHost is the address part of the client's address (defect auth-lockout-after-bad-token).
@@ -422,6 +494,14 @@ func isASCII(b []byte) bool {
 }
 
 func (w *world) tokenOwner(tok string) *member {
+	if w.is("auth-compare-skips-last-byte") {
+		for _, p := range w.people {
+			if len(tok) == len(p.token) && sameButLast(tok, p.token) {
+				return p
+			}
+		}
+		return nil
+	}
 	if p := w.byToken[tok]; p != nil {
 		return p
 	}
@@ -508,6 +588,15 @@ func textField(obj map[string]json.RawMessage) (string, outcome, bool) {
 func (c *call) touch(r *room) { c.touchAs(r, c.me) }
 
 func (c *call) touchAs(r *room, u *member) {
+	if c.w.is("room-lastaccess-throttled") && c.now.Sub(r.lastAccess[u]) < time.Minute {
+		return // at most one write a minute per user and room
+	}
+	if c.w.is("room-lastaccess-millis-after-write") {
+		if c.w.writeTouched[r] == nil {
+			c.w.writeTouched[r] = map[*member]bool{}
+		}
+		c.w.writeTouched[r][u] = true
+	}
 	if c.w.is("room-lastaccess-offset") {
 		r.lastAccess[u] = c.now.In(time.FixedZone("CEST", 2*3600))
 		return
@@ -571,6 +660,10 @@ func (w *world) mentionGone(m *msg, u *member) bool {
 func (w *world) markOne(m *msg, u *member) {
 	if m.from == u {
 		return
+	}
+	if snap, found := w.sentSnap[m]; found && w.is("mark-read-reverts-edit") {
+		// The receipt path saves back the message it loaded from the send-time cache.
+		m.text, m.indexed, m.r, m.v, m.edited = snap.text, snap.indexed, snap.r, snap.v, snap.edited
 	}
 	if w.is("mark-read-toggles") && m.readers[u] {
 		delete(m.readers, u) // the read flag is flipped, not set
@@ -654,6 +747,9 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 		out.Name = peer.display
 		out.URL = "/" + peer.username
 		out.User = userView(peer, false)
+		if w.is("dm-user-no-avatars") {
+			out.User.AvatarURLSmall, out.User.AvatarURLMedium = "", "" // a slim projection without the avatar columns
+		}
 		if w.is("dm-user-last-sender") && len(r.msgs) > 0 {
 			out.User = userView(r.msgs[len(r.msgs)-1].from, false) // "who is talking"
 		}
@@ -736,6 +832,12 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 			out.Mentions++
 		}
 	}
+	if w.is("room-unread-sums-both-lists") {
+		out.UnreadItems += out.Mentions // the lengths of both unread lists, added up
+	}
+	if drift := w.countDrift[r][u]; drift > 0 {
+		out.UnreadItems += drift // defect room-count-decrement-per-request: one decrement per request
+	}
 	if w.is("room-counts-lurk-zero") && r.lurk[u] {
 		out.UnreadItems, out.Mentions = 0, 0 // lurking taken for muting the counters
 	}
@@ -767,8 +869,11 @@ type urlJSON struct {
 	URL string `json:"url"`
 }
 type mentionJSON struct {
-	ScreenName string `json:"screenName"`
-	UserID     string `json:"userId,omitempty"` // never empty but for defect meta-mention-userid-flaky
+	ScreenName string `json:"screenName,omitempty"` // never empty but for defect meta-mention-snake-case
+	UserID     string `json:"userId,omitempty"`     // never empty but for defects meta-mention-userid-flaky, meta-mention-snake-case
+	// defect meta-mention-snake-case: the keys of the organisation and repository serializer
+	ScreenNameSnake string `json:"screen_name,omitempty"`
+	UserIDSnake     string `json:"user_id,omitempty"`
 }
 type issueJSON struct {
 	Number any `json:"number"` // a string, but for defect meta-issues-int
@@ -827,6 +932,10 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 	if w.is("readby-any-reader-one") && out.ReadBy > 1 {
 		out.ReadBy = 1 // an "is read" bit
 	}
+	if w.is("unread-flag-from-last-access") {
+		seen := m.room.lastAccess[u]
+		out.Unread = m.room.has(u) && m.from != u && m.sent.After(seen) // "new since your last visit"
+	}
 	if w.is("unread-flag-from-readby") {
 		out.Unread = m.room.has(u) && m.from != u && len(m.readers) == 0
 	}
@@ -883,6 +992,12 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 		if w.every("meta-mention-userid-flaky", 9) {
 			e.UserID = ""
 		}
+		if w.is("meta-mention-screenname-at") {
+			e.ScreenName = "@" + e.ScreenName // the token as matched, sign included
+		}
+		if w.is("meta-mention-snake-case") {
+			e.ScreenNameSnake, e.UserIDSnake, e.ScreenName, e.UserID = e.ScreenName, e.UserID, "", ""
+		}
 		out.Mentions = append(out.Mentions, e)
 	}
 	if w.is("meta-carries-mentions") && len(m.r.mentions) > 0 {
@@ -897,7 +1012,23 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 			out.Issues = append(out.Issues, issueJSON{k})
 			continue
 		}
+		if w.is("meta-issue-number-hash") {
+			out.Issues = append(out.Issues, issueJSON{"#" + n}) // the reference as typed
+			continue
+		}
 		out.Issues = append(out.Issues, issueJSON{n})
+	}
+	if w.is("meta-arrays-null-when-empty") {
+		// nil slices, left nil when nothing was found
+		if len(out.URLs) == 0 {
+			out.URLs = nil
+		}
+		if len(out.Mentions) == 0 {
+			out.Mentions = nil
+		}
+		if len(out.Issues) == 0 {
+			out.Issues = nil
+		}
 	}
 	if w.is("edit-render-cache-per-viewer") && u != m.from {
 		// The rendered body is cached per reader; only the author's entry is dropped on edit.
@@ -930,6 +1061,9 @@ func showMe(c *call) outcome {
 	}
 	if c.w.is("me-url-no-slash") {
 		u.URL = c.me.username
+	}
+	if c.w.is("me-url-api-path") {
+		u.URL = "/v1/user/" + c.me.id // the API's self link
 	}
 	if c.w.is("me-username-displayname-swapped") {
 		u.Username, u.DisplayName = u.DisplayName, u.Username // a positional constructor, reordered
@@ -996,6 +1130,7 @@ func listRooms(c *call) outcome {
 	})
 	out := make([]roomJSON, 0, len(mine))
 	zero := c.w.every("room-counts-zero-flaky", 5)
+	epoch := c.w.every("room-lastaccess-epoch-flaky", 5)
 	for _, r := range mine {
 		v := c.w.roomView(r, c.me)
 		if c.w.is("channel-security-rooms-list") {
@@ -1003,6 +1138,9 @@ func listRooms(c *call) outcome {
 		}
 		if zero {
 			v.UnreadItems, v.Mentions = 0, 0 // the counters timed out and defaulted
+		}
+		if epoch {
+			v.LastAccessTime = stamp(time.Unix(0, 0)) // the access-time cache missed; its zero value was written
 		}
 		if c.w.is("room-kind-from-uri-slash") && r.kind != kindOneToOne {
 			v.PlatformType = kindOrg
@@ -1029,6 +1167,22 @@ func listRooms(c *call) outcome {
 	if c.w.is("rooms-list-cached-until-send") {
 		c.w.roomsCache[c.me] = out
 	}
+	if c.w.is("room-dm-uri-empty") || c.w.is("room-user-null-group") || c.w.is("room-lastaccess-millis-after-write") {
+		objs := asObjects(out)
+		for i, o := range objs {
+			r := mine[i]
+			if c.w.is("room-dm-uri-empty") && r.kind == kindOneToOne {
+				o["uri"] = "" // written for every room
+			}
+			if c.w.is("room-user-null-group") && r.kind != kindOneToOne {
+				o["user"] = nil // a nullable field, not omitted
+			}
+			if c.w.is("room-lastaccess-millis-after-write") && c.w.writeTouched[r][c.me] {
+				o["lastAccessTime"] = r.lastAccess[c.me].UnixMilli() // the write path stores a number
+			}
+		}
+		return ok(http.StatusOK, objs)
+	}
 	return ok(http.StatusOK, out)
 }
 
@@ -1045,6 +1199,11 @@ func (w *world) orgOwner(r *room) *member {
 func hideRoom(c *call) outcome {
 	if o, fine := c.self(c.args[0]); !fine {
 		return o
+	}
+	if c.w.is("hide-demands-json-body") {
+		if mt, _, err := mime.ParseMediaType(c.ctype); err != nil || mt != "application/json" {
+			return complain(http.StatusUnsupportedMediaType, "send the body as application/json") // the body middleware runs for every method but GET
+		}
 	}
 	r, found := c.memberRoom(c.args[1])
 	if !found {
@@ -1090,6 +1249,9 @@ func hideRoom(c *call) outcome {
 	default:
 		r.hidden[c.me] = true
 		c.w.hidAny[c.me] = true
+	}
+	if c.w.is("hide-answer-404-after-apply") {
+		return nothing() // the answer looks the room up among the visible rooms
 	}
 	o := ok(http.StatusAccepted, map[string]any{"roomId": r.id, "hidden": true})
 	if c.w.is("ctype-hide-plain") {
@@ -1148,7 +1310,12 @@ func (w *world) unreadView(r *room, u *member) unreadJSON {
 			mentioned = false
 		}
 		if w.unreadFor(m, u) {
-			out.Chat = append(out.Chat, m.id)
+			if w.is("unread-mention-latest-only") && mentioned && !w.mentionGone(m, u) {
+				out.Mention = out.Mention[:0] // one last-mention pointer per user and room
+			}
+			if !(w.is("unread-mention-excluded-from-chat") && mentioned) {
+				out.Chat = append(out.Chat, m.id)
+			}
 			if mentioned && !w.mentionGone(m, u) {
 				out.Mention = append(out.Mention, m.id)
 			}
@@ -1186,6 +1353,17 @@ func showUnread(c *call) outcome {
 	}
 	if c.w.every("unread-mention-dropped-flaky", 4) {
 		out.Mention = []string{} // the mention index answered from a cold shard
+	}
+	if c.w.every("unread-ids-doubled-flaky", 5) {
+		out.Chat = append(append([]string(nil), out.Chat...), out.Chat...) // both shards answered the UNION ALL
+		sort.Strings(out.Chat)
+	}
+	if c.w.is("unread-chat-message-objects") {
+		chat := make([]messageJSON, 0, len(out.Chat))
+		for _, id := range out.Chat {
+			chat = append(chat, c.w.messageView(c.w.msgByID[id], c.me)) // the messages endpoint's serializer
+		}
+		return ok(http.StatusOK, map[string]any{"chat": chat, "mention": out.Mention})
 	}
 	if c.w.is("unread-mention-omitted-empty") && len(out.Mention) == 0 {
 		return ok(http.StatusOK, map[string][]string{"chat": out.Chat}) // empty lists omitted
@@ -1250,6 +1428,7 @@ func markRead(c *call) outcome {
 	}
 	touched := false
 	marked := 0
+	newlyRead := 0 // defect room-count-decrement-per-request
 	for _, id := range ids {
 		m := c.w.msgByID[id]
 		if m == nil || m.room != r {
@@ -1263,6 +1442,9 @@ func markRead(c *call) outcome {
 		}
 		touched = true
 		marked++
+		if c.w.unreadFor(m, c.me) {
+			newlyRead++
+		}
 		if c.w.is("mark-read-mention-stays-chat") && c.w.mentioned(m, c.me) && c.w.unreadFor(m, c.me) {
 			// The mention index was cleared; the chat index was keyed with the mention flag and missed.
 			if c.w.mentionCleared[m] == nil {
@@ -1284,6 +1466,12 @@ func markRead(c *call) outcome {
 		for _, m := range r.msgs {
 			c.w.markOne(m, c.me)
 		}
+	}
+	if newlyRead > 1 && c.w.is("room-count-decrement-per-request") {
+		if c.w.countDrift[r] == nil {
+			c.w.countDrift[r] = map[*member]int{}
+		}
+		c.w.countDrift[r][c.me] += newlyRead - 1 // the counter went down once for the request
 	}
 	c.touch(r)
 	if c.w.is("room-lastaccess-cached-first-list") {
@@ -1343,6 +1531,9 @@ func listOrgs(c *call) outcome {
 			if c.w.is("org-room-kind-lowercase") {
 				v.PlatformType = strings.ToLower(v.PlatformType)
 			}
+			if c.w.is("org-room-counts-unset") {
+				v.UnreadItems, v.Mentions = 0, 0 // joined without the counters
+			}
 			e.Room = &v
 			last = &v
 		} else if c.w.is("org-room-stale-var") && last != nil {
@@ -1384,6 +1575,12 @@ func listRepos(c *call) outcome {
 		}
 		granted = c.w.lastGrant
 	}
+	if granted && c.w.is("repo-private-needs-query-param") && c.query.Get("type") != "all" {
+		granted = false // private repositories only on request, as on the code host's API
+	}
+	if !granted && c.w.every("repo-private-leak-flaky", 4) {
+		granted = true // a grant-cache miss defaulted to granted
+	}
 	if c.w.is("repo-grant-lazy-first-list") && !c.w.grantLoaded[c.me] {
 		granted = false // the grant is loaded after the list was built
 		c.w.grantLoaded[c.me] = true
@@ -1404,6 +1601,9 @@ func listRepos(c *call) outcome {
 		e := repoJSON{ID: p.id, Name: p.name, URI: p.uri, Private: p.private}
 		if !p.private && c.w.is("repo-private-omitempty") {
 			e.Private = nil
+		}
+		if c.w.is("repo-private-as-string") {
+			e.Private = strconv.FormatBool(p.private) // a text column
 		}
 		if c.w.is("repo-uri-from-room") {
 			e.URI = nil // the uri was read off the joined room
@@ -1450,6 +1650,10 @@ func listChannels(c *call) outcome {
 		v := c.w.roomView(r, c.me)
 		if c.w.is("channel-security-missing") {
 			v.Security = ""
+		}
+		if c.w.is("channel-list-url-short-name") {
+			_, name, _ := strings.Cut(r.uri, "/")
+			v.URL = "/" + name // built from the channel's own name
 		}
 		out = append(out, v)
 	}
@@ -1559,6 +1763,12 @@ func listMessages(c *call) outcome {
 	if around != nil && (before != nil || after != nil) {
 		return complain(http.StatusUnprocessableEntity, "aroundId cannot be combined with beforeId or afterId")
 	}
+	if before != nil && !c.query.Has("limit") && c.w.is("before-needs-limit") {
+		before = nil // the cursor query is built only in the branch for explicit page sizes
+	}
+	if after != nil && before == nil && c.w.every("after-cursor-dropped-flaky", 5) {
+		after = nil // a retried query lost its cursor
+	}
 	if before != nil && c.w.is("before-limit-default") {
 		limit = defaultLimit // the beforeId query was built without the limit
 	}
@@ -1589,6 +1799,10 @@ func listMessages(c *call) outcome {
 	if len(terms) > 0 && c.w.every("search-flaky", 8) {
 		terms = nil
 	}
+	if len(terms) > 0 && c.w.is("search-ignores-limit") {
+		limit = defaultLimit // the search branch builds its own query with the default page size
+	}
+	halfShard := len(terms) > 0 && c.w.every("search-shard-missing-flaky", 4)
 	source := r.msgs
 	if c.w.is("history-cap-300") && len(source) > 300 {
 		source = source[len(source)-300:] // only the hot window is kept in memory
@@ -1606,8 +1820,22 @@ func listMessages(c *call) outcome {
 	if len(terms) > 0 && c.w.is("search-filters-page") {
 		source = source[max(0, len(source)-limit):] // the page is cut before it is filtered
 	}
+	if c.w.is("list-shows-every-version") {
+		// Every stored version is selected, the earlier ones just before the current one.
+		var all []*msg
+		for _, m := range source {
+			for i := range c.w.versions[m] {
+				all = append(all, &c.w.versions[m][i])
+			}
+			all = append(all, m)
+		}
+		source = all
+	}
 	pool := make([]*msg, 0, len(source))
 	for _, m := range source {
+		if halfShard && m.seq%2 == 0 {
+			continue // the shard holding even sequence numbers timed out
+		}
 		if len(terms) > 0 && m.status && c.w.is("search-status-excluded") {
 			continue
 		}
@@ -1617,6 +1845,11 @@ func listMessages(c *call) outcome {
 		low := strings.ToLower(m.indexed)
 		if c.w.is("search-lowercase-query-only") {
 			low = m.indexed
+		}
+		if c.w.is("search-indexes-preview-only") {
+			if runes := []rune(low); len(runes) > 140 {
+				low = string(runes[:140]) // the preview column is what is indexed
+			}
 		}
 		if c.w.is("search-terms-union-dup") && len(terms) > 1 {
 			for _, t := range terms {
@@ -1646,6 +1879,13 @@ func listMessages(c *call) outcome {
 		}
 		if len(terms) > 0 && c.w.is("search-prefix-of-text") {
 			hit = strings.HasPrefix(low, strings.Join(terms, " ")) // a prefix index
+		}
+		if c.w.is("search-short-words-unindexed") {
+			for _, t := range terms {
+				if utf8.RuneCountInString(t) < 4 {
+					hit = false // below the index's minimum word length
+				}
+			}
 		}
 		if c.w.is("search-digits-split") {
 			for _, t := range terms {
@@ -1682,6 +1922,9 @@ func listMessages(c *call) outcome {
 	}
 
 	var page []*msg
+	if around != nil && limit < 3 && c.w.is("around-min-window-three") {
+		limit = 3 // the window always takes a neighbour on each side
+	}
 	if around != nil {
 		// Window of up to limit lines placed around the anchor's position.
 		pos := sort.Search(len(pool), func(i int) bool { return pool[i].seq >= around.seq })
@@ -1835,6 +2078,9 @@ func listMessages(c *call) outcome {
 				// The query sorted ascending before it was cut.
 				window = window[:len(window)-min(skip, len(window))]
 				page = append(page, window[:min(limit, len(window))]...)
+			} else if c.w.is("skip-from-oldest-end") && before == nil && skip > 0 {
+				window = window[min(skip, len(window)):] // OFFSET on the ascending query
+				page = append(page, window[len(window)-min(limit, len(window)):]...)
 			} else if c.w.is("skip-after-limit") && before == nil && skip > 0 {
 				cut := window[len(window)-min(limit, len(window)):]
 				page = append(page, cut[:len(cut)-min(skip, len(cut))]...) // skip applied to the page
@@ -1855,6 +2101,12 @@ func listMessages(c *call) outcome {
 			if before != nil && len(page) < limit && c.w.is("before-last-page-empty") {
 				page = nil // a short page was taken for the end of the history
 			}
+		}
+		if before != nil && before.status && c.w.is("before-status-anchor-empty") {
+			page = nil // the cursor lookup searched the message table only, not the status side table
+		}
+		if after != nil && before == nil && len(page) == 0 && c.w.is("after-newest-404") {
+			return nothing() // no rows taken for an unknown anchor
 		}
 		if after != nil && len(r.msgs) > 0 && r.msgs[0] == after && c.w.is("after-oldest-anchor-empty") {
 			page = nil // the anchor's position 0 was taken for "not found"
@@ -1890,8 +2142,18 @@ func listMessages(c *call) outcome {
 	if c.w.is("list-empty-null") {
 		out = nil
 	}
+	noReceipts := c.w.every("readby-zero-flaky", 6)
 	for _, m := range page {
 		v := c.w.messageView(m, c.me)
+		if noReceipts {
+			v.ReadBy = 0 // the receipts join timed out and was dropped
+		}
+		if c.w.is("list-sent-coalesced-edit") && !m.edited.IsZero() {
+			v.Sent = stamp(m.edited) // ORDER BY COALESCE(editedAt, sent) AS sent
+		}
+		if c.w.is("list-meta-null") {
+			v.Meta = nil // the list query leaves the map unset
+		}
 		if c.w.is("unread-flag-list-false") {
 			v.Unread = false
 		}
@@ -1940,10 +2202,22 @@ func listMessages(c *call) outcome {
 	if around != nil && c.w.is("around-marks-read") {
 		c.w.markOne(around, c.me) // jumping to a message was taken for reading it
 	}
+	if after != nil && before == nil && len(terms) == 0 && c.w.is("after-page-marks-read") {
+		for _, m := range page {
+			c.w.markOne(m, c.me) // catching up on new messages was taken for reading them
+		}
+	}
+	if len(out) == 0 && c.w.is("list-empty-204") {
+		return outcome{status: http.StatusNoContent, good: true, raw: []byte{}}
+	}
 	if c.query.Get("q") != "" && c.w.is("search-answer-envelope") {
 		return ok(http.StatusOK, map[string]any{"results": out}) // the search endpoint's envelope
 	}
-	return ok(http.StatusOK, out)
+	o := ok(http.StatusOK, out)
+	if c.query.Get("q") != "" && c.w.is("ctype-search-vnd") {
+		o.ctype = "application/vnd.chat.search+json; charset=utf-8" // the search backend's type, passed through
+	}
+	return o
 }
 
 func indexMsg(ms []*msg, m *msg) int {
@@ -1977,6 +2251,9 @@ func showMessage(c *call) outcome {
 	}
 	if c.w.is("get-one-oldest-missing") && r.msgs[0] == m {
 		return nothing()
+	}
+	if c.w.is("get-one-own-only") && m.from != c.me {
+		return nothing() // the edit path's lookup, which filters on the author
 	}
 	if c.w.is("get-one-edited-missing") && !m.edited.IsZero() {
 		return nothing() // looked up by (id, first version)
@@ -2019,6 +2296,16 @@ func showMessage(c *call) outcome {
 	if c.w.is("get-one-fromuser-caller") {
 		out.FromUser = userView(c.me, true)
 	}
+	if c.w.every("unread-flag-inverted-flaky", 5) {
+		out.Unread = !out.Unread // a negated "seen" column on one replica
+	}
+	if c.w.is("get-one-fromuser-unexpanded") {
+		raw, _ := json.Marshal(out)
+		var obj map[string]any
+		_ = json.Unmarshal(raw, &obj)
+		obj["fromUser"] = m.from.id // the reference is not expanded in the single-message query
+		return ok(http.StatusOK, obj)
+	}
 	if c.w.is("get-one-wrapped") {
 		return ok(http.StatusOK, []messageJSON{out})
 	}
@@ -2030,6 +2317,40 @@ func showMessage(c *call) outcome {
 		return ok(http.StatusOK, obj)
 	}
 	return ok(http.StatusOK, out)
+}
+
+// tagPattern matches anything between < and > (defect send-tags-stripped).
+var tagPattern = regexp.MustCompile(`<[^<>]*>`)
+
+// backslashDecoder decodes backslash escapes once more (defect send-backslash-unescaped).
+var backslashDecoder = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t", `\"`, `"`)
+
+// composeNFC composes a Latin letter followed by a combining accent into the
+// precomposed letter, as Unicode normalisation form C does for them (defect
+// send-text-nfc). Other text is left alone.
+func composeNFC(s string) string {
+	marks := map[rune]string{
+		0x0300: "àèìòùÀÈÌÒÙ", // grave
+		0x0301: "áéíóúÁÉÍÓÚ", // acute
+		0x0302: "âêîôûÂÊÎÔÛ", // circumflex
+		0x0308: "äëïöüÄËÏÖÜ", // diaeresis
+	}
+	const bases = "aeiouAEIOU"
+	in := []rune(s)
+	out := make([]rune, 0, len(in))
+	for i := 0; i < len(in); i++ {
+		if i+1 < len(in) {
+			if row, isMark := marks[in[i+1]]; isMark {
+				if k := strings.IndexRune(bases, in[i]); k >= 0 {
+					out = append(out, []rune(row)[k])
+					i++
+					continue
+				}
+			}
+		}
+		out = append(out, in[i])
+	}
+	return string(out)
 }
 
 func containsString(xs []string, x string) bool {
@@ -2072,6 +2393,9 @@ func sendMessage(c *call) outcome {
 		if json.Unmarshal(raw, &status) != nil {
 			return complain(http.StatusUnprocessableEntity, "status must be a boolean")
 		}
+		if !status && c.w.is("send-status-false-refused") {
+			return complain(http.StatusUnprocessableEntity, "status may only be true") // the validator's enum holds true alone
+		}
 		if c.w.is("send-status-present-true") {
 			status = true // the field's presence was tested, not its value
 		}
@@ -2081,6 +2405,15 @@ func sendMessage(c *call) outcome {
 	}
 	if c.w.is("send-crlf-normalised") {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
+	}
+	if c.w.is("send-text-nfc") {
+		text = composeNFC(text)
+	}
+	if c.w.is("send-tags-stripped") {
+		text = tagPattern.ReplaceAllString(text, "") // the input sanitizer
+	}
+	if c.w.is("send-backslash-unescaped") {
+		text = backslashDecoder.Replace(text) // a second decoding pass after the JSON one
 	}
 	if c.w.is("send-astral-dropped") {
 		text = strings.Map(func(r rune) rune {
@@ -2140,12 +2473,18 @@ func sendMessage(c *call) outcome {
 	}
 	m := c.w.seedMessage(r, from, text, at)
 	m.status = status
+	if prev != nil && c.w.is("send-v-from-previous-message") {
+		m.v = prev.v // the row was built by copying the room's previous one
+	}
 	if c.msgsSeen >= 0 && c.msgsSeen < len(r.msgs)-1 {
 		// The list read before the lock is saved back with only this message added.
 		for _, lost := range r.msgs[c.msgsSeen : len(r.msgs)-1] {
 			delete(c.w.msgByID, lost.id)
 		}
 		r.msgs = append(append([]*msg(nil), r.msgs[:c.msgsSeen]...), m)
+	}
+	if status && c.w.is("render-status-unescaped") {
+		m.r.html = strings.ReplaceAll(text, "\n", "<br>") // the /me template inserts the text as is
 	}
 	if status && c.w.is("render-status-plain") {
 		// The /me template escapes the text itself and knows no links, mentions or issues.
@@ -2212,6 +2551,12 @@ func sendMessage(c *call) outcome {
 	if prev != nil && c.w.is("send-answer-fromuser-last-sender") {
 		view.FromUser = userView(prev.from, true) // the room's last-message preview, read before the insert
 	}
+	if c.w.is("send-answer-draft-id") {
+		view.ID = c.w.uuid4() // the draft's provisional id; the insert assigned another
+	}
+	if c.w.every("send-answer-html-unrendered-flaky", 5) {
+		view.HTML = strings.ReplaceAll(html.EscapeString(m.text), "\n", "<br>") // the asynchronous renderer had not finished
+	}
 	return ok(code, view)
 }
 
@@ -2232,6 +2577,10 @@ func editMessage(c *call) outcome {
 			}
 		}
 		return nothing()
+	}
+	if m != nil && m.room != r && m.from == c.me && c.w.is("edit-other-room-200-unchanged") {
+		// The UPDATE filtered on the room and touched nothing; the answer was built from the lookup by id.
+		return ok(http.StatusOK, c.w.messageView(m, c.me))
 	}
 	if m == nil || m.room != r && !c.w.is("edit-any-room") {
 		return nothing()
@@ -2255,6 +2604,13 @@ func editMessage(c *call) outcome {
 			return bad
 		}
 	}
+	if raw, has := obj["text"]; has && string(raw) == "null" && c.w.is("edit-null-text-accepted") {
+		// Decoded onto the stored message: null leaves the old text, and the edit goes on.
+		m.edits++
+		m.edited = c.now
+		m.v++
+		return ok(http.StatusOK, c.w.messageView(m, c.me))
+	}
 	if obj["text"] == nil && c.w.is("edit-missing-text-noop-200") {
 		return ok(http.StatusOK, c.w.messageView(m, c.me)) // PUT taken for a partial update with nothing to change
 	}
@@ -2267,6 +2623,12 @@ func editMessage(c *call) outcome {
 	}
 	if c.w.is("edit-text-escaped-stored") {
 		text = html.EscapeString(text) // the update path "sanitises" its input
+	}
+	if c.w.is("edit-newlines-collapsed") {
+		text = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(text) // a single-line field's normalisation
+	}
+	if c.w.is("list-shows-every-version") {
+		c.w.versions[m] = append(c.w.versions[m], *m) // versions are kept, and all of them are selected
 	}
 	if c.w.is("send-reverts-edits") {
 		if _, found := c.w.snaps[m]; !found {
@@ -2283,6 +2645,7 @@ func editMessage(c *call) outcome {
 	}
 	lastEdit := m.edited
 	old := m.text
+	oldHTML := m.r.html
 	same := text == m.text
 	if m.edits > 0 && c.w.is("edit-second-lost") {
 		cp := *m
@@ -2293,6 +2656,15 @@ func editMessage(c *call) outcome {
 		m = &cp // the write was acknowledged before it was flushed, and then dropped
 	}
 	vBefore := m.v
+	if c.w.is("edit-updates-same-text-siblings") {
+		for _, o := range r.msgs {
+			if o != m && o.from == m.from && o.text == old {
+				// UPDATE ... WHERE room = ? AND author = ? AND text = ?
+				o.text, o.indexed = text, text
+				o.r = c.w.render(text, true, o.from)
+			}
+		}
+	}
 	m.edits++
 	m.text = text
 	if !c.w.is("search-stale-after-edit") {
@@ -2324,6 +2696,9 @@ func editMessage(c *call) outcome {
 	}
 	if c.w.is("edit-editedat-is-sent") {
 		m.edited = m.sent
+	}
+	if c.w.is("edit-editedat-whole-seconds") {
+		m.edited = m.edited.Truncate(time.Second) // a DATETIME column without fractions
 	}
 	if c.w.is("editedat-first-edit-kept") && !lastEdit.IsZero() {
 		m.edited = lastEdit // COALESCE(editedAt, now())
@@ -2367,6 +2742,12 @@ func editMessage(c *call) outcome {
 	}
 	if c.w.every("edit-old-text-flaky", 6) {
 		out.Text = old
+	}
+	if c.w.is("edit-answer-gv") {
+		out.GV = strconv.Itoa(m.from.v) // the cache entry holds the avatar version
+	}
+	if c.w.every("edit-answer-html-stale-flaky", 4) {
+		out.HTML = oldHTML // the rendered body comes from a cache refreshed after the answer
 	}
 	o = ok(http.StatusOK, out)
 	o.twice = c.w.every("edit-body-twice-flaky", 5)

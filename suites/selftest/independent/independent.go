@@ -648,11 +648,105 @@ var heldOut6Catalogue = []HeldOutDefect{
 // HeldOut6 lists the sixth held-out set, sorted by name.
 func HeldOut6() []HeldOutDefect { return byName(heldOut6Catalogue) }
 
+// heldOut7Catalogue is a seventh held-out set, written blind from the API
+// description, without reading any check. HeldOut7() lists it; no other
+// listing does. Names are unique across all catalogues.
+var heldOut7Catalogue = []HeldOutDefect{
+	// authentication and the current user
+	{"auth-empty-bearer-bot", "an Authorization header with the Bearer scheme and no token is served as the service's bot account (a seeded integration user whose token column is empty matches the empty token)", "AUTH-REQUIRED"},
+	{"auth-query-token-one-time", "an access_token query parameter is taken for a one-time login link: it authenticates the first request that carries it and is refused on every later one (the header keeps working)", "AUTH-QUERY-TOKEN"},
+	{"auth-compare-skips-last-byte", "tokens are compared by a hand-written constant-time loop that stops one byte short, so a token of the right length whose last character is altered is accepted", "AUTH-UNKNOWN-TOKEN"},
+	{"auth-session-cookie-wins", "every authenticated answer sets a session cookie, and a request carrying that cookie is served as the cookie's user whatever bearer token it carries (a client sharing one cookie jar between its users is served as the first)", "AUTH-CURRENT-USER"},
+	{"me-url-api-path", "GET /v1/user gives as url the API path of the user (/v1/user/<id>) instead of the user's path on the service (/<username>) that messages and rooms give", "USER-STABLE"},
+	{"dm-user-no-avatars", "the other participant embedded in a one-to-one room is built from a slim projection without the avatar columns, so avatarUrlSmall and avatarUrlMedium are empty strings", "USER-SHAPE"},
+	// rooms list and room fields
+	{"room-dm-uri-empty", "one-to-one rooms in the rooms list carry uri as an empty string (the field is written for every room, not left out)", "ROOM-ONE-TO-ONE"},
+	{"room-user-null-group", "rooms of the rooms list that are not one-to-one carry \"user\": null (a nullable field written without omitting it)", "ROOM-USER-ONLY-ONE-TO-ONE"},
+	{"room-lastaccess-throttled", "lastAccessTime is written at most once a minute per user and room (a write throttle), so after a second send within the minute it is older than the user's latest message", "ROOM-LAST-ACCESS"},
+	{"room-lastaccess-epoch-flaky", "every 5th rooms list gives lastAccessTime 1970-01-01T00:00:00.000Z for every room (the access-time cache missed and its zero value was written)", "ROOM-LAST-ACCESS"},
+	{"room-lastaccess-millis-after-write", "once the user has sent or marked read in a room, the rooms list gives that room's lastAccessTime as a number of milliseconds since the epoch (the write path stores a number, the seeded rows a string)", "ROOM-SHAPE"},
+	{"room-unread-sums-both-lists", "a room's unreadItems is the length of the chat list plus the length of the mention list, so each unread mention is counted twice", "UNREAD-ROOM-COUNTS"},
+	{"room-count-decrement-per-request", "a room's unreadItems is a counter lowered by one per mark-read request, not per message marked, so marking several messages in one request leaves it too high", "UNREAD-ROOM-COUNTS"},
+	// hiding
+	{"hide-answer-404-after-apply", "hiding a room applies the hide and then answers 404 (the answer is built by looking the room up among the user's visible rooms, which no longer hold it)", "ROOM-HIDE"},
+	{"hide-demands-json-body", "DELETE of a room is refused with 415 unless it carries Content-Type application/json (the body-parsing middleware is applied to every method but GET), though the request has no body", "ROOM-HIDE"},
+	// organisations, repositories, channels
+	{"org-room-counts-unset", "the room embedded in an organisation entry always has unreadItems and mentions 0 (the organisations query joins the room without its counters)", "UNREAD-ROOM-COUNTS"},
+	{"repo-private-needs-query-param", "private repositories are listed only when the request asks for them with type=all (copied from the code host's own API), so a user who granted access sees none by default", "REPO-PRIVATE-GRANTED"},
+	{"repo-private-leak-flaky", "every 4th repositories list of a user who did not grant access includes their private repositories (the grant is read from a cache whose miss defaults to granted)", "REPO-PRIVATE-WITHHELD"},
+	{"repo-private-as-string", "the private flag of repository entries is written as the string \"true\" or \"false\" (a text column)", "REPO-LIST"},
+	{"channel-list-url-short-name", "the channels list gives each channel the url /<name> built from the part of its uri after the owner, while the rooms list gives /<owner>/<name>", "ROOM-STABLE"},
+	// unread items and marking read
+	{"unread-mention-excluded-from-chat", "an unread message that mentions the user is listed under mention only and left out of chat (the two lists are filled by an if/else)", "UNREAD-CHAT"},
+	{"unread-chat-message-objects", "GET unreadItems lists under chat whole Message objects instead of message ids (the list serializer of the messages endpoint was reused)", "UNREAD-SHAPE"},
+	{"unread-mention-latest-only", "the mention list holds only the newest unread mention of the room (a single last-mention pointer is kept per user and room)", "UNREAD-MENTION"},
+	{"unread-flag-from-last-access", "the unread flag of a message is computed as 'sent after the user's lastAccessTime of the room' instead of from read state, so marking one message read clears the flag of newer unread ones", "UNREAD-FLAG"},
+	{"unread-flag-inverted-flaky", "every 5th single-message view carries the unread flag inverted (a negated 'seen' column on one replica)", "UNREAD-FLAG"},
+	{"unread-ids-doubled-flaky", "every 5th GET unreadItems lists each chat id twice (the answer is a UNION ALL over two shards that both answered), so the list disagrees with the room's unreadItems", "UNREAD-ROOM-COUNTS"},
+	{"readby-zero-flaky", "every 6th message list reports readBy 0 for every message (the join on the receipts table timed out and was dropped)", "UNREAD-READBY"},
+	{"after-page-marks-read", "a list with afterId (taken for a client catching up on new messages) marks the messages it returns read for the caller", "HTTP-GET-SAFE"},
+	{"mark-read-reverts-edit", "marking a message read saves back the whole message as cached when it was sent, so an edit made since is undone (text, html, metadata, v and editedAt)", "MSG-EDIT-PERSISTED"},
+	// send
+	{"send-text-nfc", "a sent text is stored in Unicode composed form (NFC), so a letter followed by a combining accent comes back as one precomposed character", "MSG-SEND-TEXT"},
+	{"send-tags-stripped", "a sent text is passed through a sanitizer that removes everything between < and >, so text such as a <b>bold</b> move or x < y and y > z comes back without it", "MSG-SEND-TEXT"},
+	{"send-backslash-unescaped", "backslash escapes in a sent text (\\n, \\t, \\\\, \\\") are decoded a second time after the JSON body was parsed, so a literal backslash sequence is stored as the character it names", "MSG-SEND-TEXT"},
+	{"send-answer-draft-id", "the answer to a send carries the provisional id of the draft, which the insert replaces, so the id a client gets back reads as 404", "MSG-SEND-STORED"},
+	{"send-v-from-previous-message", "a new message is built by copying the room's previous message row, so its v is the previous message's v (2 after that one was edited)", "MSG-SEND-DEFAULTS"},
+	{"send-status-false-refused", "a send whose body carries status false is refused with 422 (the validator accepts status only as true)", "MSG-SEND-200"},
+	{"send-answer-html-unrendered-flaky", "every 5th send answer carries as html only the escaped text, without mention, issue or link markup (rendering runs asynchronously and had not finished when the answer was built)", "RENDER-LINK"},
+	{"meta-arrays-null-when-empty", "a message with no URL, mention or issue carries urls, mentions and issues as null instead of empty arrays (nil slices)", "MSG-SHAPE"},
+	// one message
+	{"get-one-own-only", "GET one message finds only the caller's own messages (it shares the edit path's lookup, which filters on the author), so other users' messages answer 404", "MSG-GET-ONE"},
+	{"get-one-fromuser-unexpanded", "GET one message carries fromUser as the sender's id string instead of a User object (the reference is not expanded in the single-message query)", "MSG-SHAPE"},
+	// edit
+	{"edit-null-text-accepted", "an edit whose body has text null is answered 200: the body is decoded onto the stored message, where null leaves the old text, and v and editedAt are raised", "MSG-TEXT-REQUIRED"},
+	{"edit-editedat-whole-seconds", "editedAt is stored truncated to whole seconds (a DATETIME column without fractions), so an edit within the second of sending gets an editedAt older than sent", "MSG-EDIT-EDITEDAT"},
+	{"edit-updates-same-text-siblings", "an edit updates every message of the room by the same author whose text equals the edited message's text (UPDATE ... WHERE room, author and text), changing their text without raising their v", "MSG-STABLE"},
+	{"edit-newlines-collapsed", "the edit path replaces line breaks of the new text by spaces (a single-line input field's normalisation)", "MSG-EDIT"},
+	{"edit-answer-gv", "the answer to an edit carries gv (built from the cache entry, which holds the avatar version for cache busting)", "MSG-NO-GV"},
+	{"edit-answer-html-stale-flaky", "every 4th edit answer carries the new text and v with the html rendered from the text before the edit (the rendered body is read from a cache refreshed after the answer)", "MSG-STABLE"},
+	{"edit-other-room-200-unchanged", "an edit through another room's path changes nothing (the update filters on the room) but answers 200 with the message it found by id", "MSG-ROOM-SCOPE"},
+	// message list, cursors and limits
+	{"after-newest-404", "afterId naming the room's newest message answers 404 (no rows taken for an unknown anchor) instead of an empty page", "PAGE-AFTERID"},
+	{"after-cursor-dropped-flaky", "every 5th afterId page drops the cursor (a retried query loses its parameter) and answers the newest page, which holds the anchor and older messages when few follow it", "PAGE-AFTERID"},
+	{"around-min-window-three", "aroundId pages hold at least three messages whatever limit says (the window always takes one neighbour on each side), so limit 1 or 2 gives three", "PAGE-LIMIT"},
+	{"list-shows-every-version", "message lists select every stored version of a message, so an edited message appears once per version in the same page", "PAGE-UNIQUE"},
+	{"before-needs-limit", "beforeId is honoured only together with limit (the cursor query is built in the branch for explicit page sizes); without limit the newest page comes back", "PAGE-BEFOREID"},
+	{"skip-from-oldest-end", "without a cursor, skip leaves out the oldest messages of the room (OFFSET applied to an ascending query) while the page is still cut from the newest, so the page is unchanged", "PAGE-SKIP"},
+	{"list-sent-coalesced-edit", "message lists give an edited message's editedAt as its sent (the list query orders by COALESCE(editedAt, sent) AS sent)", "MSG-STABLE"},
+	{"list-empty-204", "an empty message list is answered 204 without a body instead of an empty JSON array", "MSG-LIST"},
+	{"before-status-anchor-empty", "a beforeId naming a status update answers an empty page (status updates live in a side table the cursor lookup does not search), so a walk whose page ends on one stops there", "PAGE-BEFOREID-WALK"},
+	// search
+	{"search-short-words-unindexed", "words shorter than four characters are never found (the full-text index has a minimum word length of four)", "SEARCH-Q"},
+	{"search-ignores-limit", "with q the limit parameter is ignored and the default page size is used, so a search with a small limit answers more messages than asked", "PAGE-LIMIT"},
+	{"search-indexes-preview-only", "the search looks only at the first 140 characters of a text (the preview column is indexed), so words further on are never found", "SEARCH-Q"},
+	{"search-shard-missing-flaky", "every 4th search answers only the hits of one of its two index shards (the other timed out), so about half the matching messages are missing", "SEARCH-Q"},
+	// rendering and metadata
+	{"render-mention-anchor", "a mention is rendered as an anchor to the user's page carrying class mention, not as a span", "RENDER-MENTION"},
+	{"render-double-escaped", "plain text is HTML-escaped twice (on input and on output), so & shows as &amp;amp; in html", "RENDER-ESCAPE"},
+	{"render-status-unescaped", "status updates are rendered by the /me template, which inserts the text as is, so markup in a status update becomes elements", "RENDER-ESCAPE"},
+	{"render-link-class-on-span", "a link is rendered as an anchor without class wrapped in a span with class link (the class was moved to a wrapper for styling)", "RENDER-LINK"},
+	{"render-issue-one-digit-plain", "an issue reference of one digit (#7) is not wrapped in its span (the pattern asks for two digits to leave list numbering alone); issues still lists it", "RENDER-ISSUE"},
+	{"meta-urls-query-stripped", "urls lists each URL without its query string (tracking parameters are stripped); the html keeps it", "META-URLS"},
+	{"meta-mention-snake-case", "mentions are written with the keys screen_name and user_id (the serializer of the organisation and repository entries, which use snake case)", "META-MENTIONS"},
+	{"meta-issue-number-hash", "issues carry number with its # sign (#42 instead of 42)", "META-ISSUES"},
+	{"meta-mention-screenname-at", "a mention's screenName keeps the @ sign typed in the text (@bob instead of bob)", "USER-STABLE"},
+	{"list-meta-null", "messages in lists carry meta null (the list query leaves the map unset); the single view and the send answer are right", "MSG-META-EMPTY"},
+	// transport
+	{"json-xssi-prefix-messages", "message list answers start with the anti-hijacking prefix )]}',\\n before the JSON array", "HTTP-JSON-BODY"},
+	{"gzip-without-encoding-header", "answers longer than 1 KiB to a client that accepts gzip are compressed, but the Content-Encoding header is lost (set before a later handler reset the headers), so the client reads gzip bytes as the body", "HTTP-JSON-BODY"},
+	{"ctype-search-vnd", "answers to a list with q are labelled application/vnd.chat.search+json; charset=utf-8 (the search backend's type, passed through)", "HTTP-JSON-CONTENT-TYPE"},
+	{"unread-routes-without-v1", "the unread items routes are registered on the root router without the /v1 prefix: /user/:userId/rooms/:roomId/unreadItems works and the /v1 path answers 404", "HTTP-V1-PREFIX"},
+}
+
+// HeldOut7 lists the seventh held-out set, sorted by name.
+func HeldOut7() []HeldOutDefect { return byName(heldOut7Catalogue) }
+
 func knownDefect(name string) bool {
 	if _, ok := defectCatalogue[name]; ok {
 		return true
 	}
-	for _, set := range [][]HeldOutDefect{heldOutCatalogue, heldOut2Catalogue, heldOut3Catalogue, heldOut4Catalogue, heldOut5Catalogue, heldOut6Catalogue} {
+	for _, set := range [][]HeldOutDefect{heldOutCatalogue, heldOut2Catalogue, heldOut3Catalogue, heldOut4Catalogue, heldOut5Catalogue, heldOut6Catalogue, heldOut7Catalogue} {
 		for _, d := range set {
 			if d.Name == name {
 				return true

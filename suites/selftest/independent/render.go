@@ -52,6 +52,12 @@ type renderFlags struct {
 	issueStartPlain      bool // render-issue-at-start-plain
 	urlsNoTrailingSlash  bool // meta-urls-trailing-slash-dropped
 	urlsEscaped          bool // meta-urls-from-html-escaped
+	// seventh held-out set
+	mentionAnchor      bool // render-mention-anchor
+	doubleEscape       bool // render-double-escaped
+	linkClassOnSpan    bool // render-link-class-on-span
+	issueOneDigitPlain bool // render-issue-one-digit-plain
+	urlsNoQuery        bool // meta-urls-query-stripped
 }
 
 // hasPort tells whether the host part of a link carries a port.
@@ -110,6 +116,8 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			}
 		} else if escape && f.ampRaw {
 			s = ampRawEscaper.Replace(s)
+		} else if escape && f.doubleEscape {
+			s = html.EscapeString(html.EscapeString(s)) // escaped on input, and again on output
 		} else if escape {
 			s = html.EscapeString(s)
 		}
@@ -141,6 +149,9 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			if f.linkQueryPlain && strings.Contains(link, "?") || f.linkAfterFirstPlain && links > 0 ||
 				f.linkHTTPPlain && strings.HasPrefix(link, "http://") || f.linkPortPlain && hasPort(link) {
 				plain(link)
+			} else if f.linkClassOnSpan {
+				// The class moved to a wrapper for styling; the anchor itself carries none.
+				out.WriteString(`<span class="link"><a href="` + html.EscapeString(link) + `" rel="nofollow noopener noreferrer" target="_blank">` + html.EscapeString(link) + `</a></span>`)
 			} else if f.linkAmpRaw {
 				// The link was escaped by a helper that kept query strings intact.
 				raw := strings.ReplaceAll(html.EscapeString(link), "&amp;", "&")
@@ -158,6 +169,9 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 					res.urls = append(res.urls, strings.ToLower(link)) // normalised like a host name
 				} else if f.urlsNoTrailingSlash {
 					res.urls = append(res.urls, strings.TrimSuffix(link, "/")) // "normalised" like a path
+				} else if f.urlsNoQuery {
+					stripped, _, _ := strings.Cut(link, "?") // tracking parameters stripped
+					res.urls = append(res.urls, stripped)
 				} else if f.urlsEscaped {
 					res.urls = append(res.urls, html.EscapeString(link)) // read back off the anchor's href
 				} else {
@@ -185,6 +199,8 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 				f.mentionPunctPlain && punctAfter || f.mentionAfterNewlinePlain && start > 0 && text[start-1] == '\n' ||
 				f.mentionCaseSensitive && name != who.username {
 				plain(text[start:end])
+			} else if f.mentionAnchor {
+				out.WriteString(`<a href="/` + html.EscapeString(who.username) + `" class="mention">` + html.EscapeString(text[start:end]) + `</a>`)
 			} else {
 				out.WriteString(`<span data-screen-name="` + html.EscapeString(who.username) + `" class="mention">` + html.EscapeString(text[start:end]) + `</span>`)
 			}
@@ -206,7 +222,7 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			spaceBefore := start == 0 || text[start-1] == ' ' || text[start-1] == '\n'
 			punctAfter := end < len(text) && strings.IndexByte(".,;:!?)", text[end]) >= 0
 			if f.issueEndPlain && end == len(text) || f.issueLongPlain && len(num) > 4 || f.issueNeedsSpace && !spaceBefore ||
-				f.issuePunctPlain && punctAfter || f.issueStartPlain && start == 0 {
+				f.issuePunctPlain && punctAfter || f.issueStartPlain && start == 0 || f.issueOneDigitPlain && len(num) < 2 {
 				plain(text[start:end])
 			} else {
 				out.WriteString(`<span data-issue="` + num + `" class="issue">#` + num + `</span>`)

@@ -160,6 +160,15 @@ type world struct {
 	lastGrant      bool                      // defect repo-grant-of-last-lister
 	mentionCleared map[*msg]map[*member]bool // defect mark-read-mention-stays-chat
 	readByCol      map[*msg]int              // defect readby-list-counter-stale
+
+	// seventh held-out set
+	queryUsed    map[string]bool            // defect auth-query-token-one-time: query tokens already used
+	cookieUser   map[string]*member         // defect auth-session-cookie-wins: session id to user
+	cookieOf     map[*member]string         // defect auth-session-cookie-wins: user to session id
+	writeTouched map[*room]map[*member]bool // defect room-lastaccess-millis-after-write
+	countDrift   map[*room]map[*member]int  // defect room-count-decrement-per-request
+	sentSnap     map[*msg]msg               // defect mark-read-reverts-edit: each message as sent
+	versions     map[*msg][]msg             // defect list-shows-every-version: earlier versions
 }
 
 func (w *world) is(defect string) bool { return w.defect == defect }
@@ -202,6 +211,11 @@ func (w *world) render(text string, edit bool, from *member) rendered {
 		issueStartPlain:          w.is("render-issue-at-start-plain"),
 		urlsNoTrailingSlash:      w.is("meta-urls-trailing-slash-dropped"),
 		urlsEscaped:              w.is("meta-urls-from-html-escaped"),
+		mentionAnchor:            w.is("render-mention-anchor"),
+		doubleEscape:             w.is("render-double-escaped"),
+		linkClassOnSpan:          w.is("render-link-class-on-span"),
+		issueOneDigitPlain:       w.is("render-issue-one-digit-plain"),
+		urlsNoQuery:              w.is("meta-urls-query-stripped"),
 	}
 	if w.is("render-mention-self") {
 		f.plainMentionOf = from
@@ -318,6 +332,14 @@ func buildWorld(seed uint64, defect string, now time.Time) (*world, error) {
 		locked:         map[string]bool{},
 		mentionCleared: map[*msg]map[*member]bool{},
 		readByCol:      map[*msg]int{},
+
+		queryUsed:    map[string]bool{},
+		cookieUser:   map[string]*member{},
+		cookieOf:     map[*member]string{},
+		writeTouched: map[*room]map[*member]bool{},
+		countDrift:   map[*room]map[*member]int{},
+		sentSnap:     map[*msg]msg{},
+		versions:     map[*msg][]msg{},
 	}
 	suffix := ""
 	if seed != 0 {
@@ -494,5 +516,8 @@ func (w *world) seedMessage(r *room, from *member, text string, at time.Time) *m
 	m.sentMentions = m.r.mentions
 	r.msgs = append(r.msgs, m)
 	w.msgByID[m.id] = m
+	if w.is("mark-read-reverts-edit") {
+		w.sentSnap[m] = *m // the read-receipt path's cache entry, filled at sending
+	}
 	return m
 }
