@@ -268,7 +268,7 @@ func (e *Env) everyRoomCounts() {
 		}
 	}
 	if compared == 0 {
-		Skip("no room besides the write room carries counts that a described user's unread lists could be compared with")
+		Skip("every room besides the write room carries neither unreadItems nor mentions, or its unread lists cannot be read by the users who are shown it")
 	}
 	By(fmt.Sprintf("%d rooms' counts compared with their unread lists", compared))
 }

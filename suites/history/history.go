@@ -352,6 +352,15 @@ func sortContradictions(cs []Contradiction) {
 	})
 }
 
+// failsOnly are the requirements the checker can find broken but never
+// judges whole: the flicker of a list is one breach among many its checks
+// look for, so a run without a contradiction says nothing of them.
+var failsOnly = map[string]bool{RoomKinds: true, ChannelList: true, OrgList: true, RepoList: true, RepoPrivateGranted: true}
+
+// FailsOnly reports whether the checker's silence about requirement id is
+// no verdict: it reports that requirement's contradictions, never its PASS.
+func FailsOnly(id string) bool { return failsOnly[id] }
+
 // Requirements lists every requirement id the checker reports under, once
 // each, in the order of Invariants.
 func Requirements() []string {
