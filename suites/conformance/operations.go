@@ -102,10 +102,16 @@ func (e *Env) flaky(req, sig, text string) {
 
 func (e *Env) list(u int, room string, q url.Values) []Message {
 	GinkgoHelper()
+	return e.listAs(listRequirementOf(q), u, room, q)
+}
+
+// listAs reads a page as user u as a step of requirement req: a refusal or
+// an unusable answer is req's (the check's own verdict when req is one of
+// its requirements, else what blocks it).
+func (e *Env) listAs(req string, u int, room string, q url.Values) []Message {
+	GinkgoHelper()
 	var ms []Message
-	e.step(listRequirementOf(q), func() {
-		e.expectOK(e.call(u, client.Request{Method: "GET", Path: messagesPath(room), Query: q}), &ms)
-	})
+	e.step(req, func() { e.expectOK(e.call(u, requestList(room, q)), &ms) })
 	e.pageKept(q, len(ms))
 	return ms
 }

@@ -300,12 +300,7 @@ func limitSpecs(d decl) {
 			// it and refuses limit=100 refuses the limit (LIMIT-100's), not
 			// the cursor.
 			e.list(0, room, q("beforeId", anchor, "limit", "10"))
-			var ms []Message
-			e.step("LIMIT-100", func() {
-				e.expectOK(e.call(0, requestList(room, q("beforeId", anchor, "limit", "100"))), &ms)
-			})
-			e.pageKept(q("beforeId", anchor, "limit", "100"), len(ms))
-			Expect(ms).To(HaveLen(100))
+			Expect(e.listAs("LIMIT-100", 0, room, q("beforeId", anchor, "limit", "100"))).To(HaveLen(100))
 		})
 
 		d.it("never returns more than 100 messages, whatever limit asks for", reqs("LIMIT-CAP"), func(e *Env) {
@@ -390,12 +385,7 @@ func (e *Env) walkBack(room string, want, maxPages int) (int, [][]Message) {
 
 func (e *Env) skipPage(room, skip string) []Message {
 	GinkgoHelper()
-	var ms []Message
-	e.step("LIMIT-SKIP-5000", func() {
-		e.expectOK(e.call(0, requestList(room, q("skip", skip, "limit", "10"))), &ms)
-	})
-	e.pageKept(q("skip", skip, "limit", "10"), len(ms))
-	return ms
+	return e.listAs("LIMIT-SKIP-5000", 0, room, q("skip", skip, "limit", "10"))
 }
 
 func allSeen(want, seen map[string]bool) bool {

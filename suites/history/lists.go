@@ -70,8 +70,7 @@ func (st *state) listSeen(op opKind, p pathParams, user int16, f *facts, id int3
 	}
 	for i := range f.rooms {
 		if len(f.rooms[i].id) > 0 {
-			st.room(string(f.rooms[i].id)) // known to the check by its index
-			add(string(f.rooms[i].id))
+			add(string(f.rooms[i].id)) // roomSeen has given it its index
 		}
 	}
 }
@@ -108,7 +107,11 @@ func (c *checker) flicker(k listKey, h *listHist, id string) {
 	var req, what, list string
 	switch k.op {
 	case opRooms, opChannels:
-		r := &c.st.rooms[c.st.roomIdx[id]]
+		ri, known := c.st.roomIdx[id]
+		if !known {
+			return
+		}
+		r := &c.st.rooms[ri]
 		req, what, list = ChannelList, "Room", "channels list"
 		if k.op == opRooms {
 			if !r.hasPT || !slices.Contains(flickerKinds, r.pt) {

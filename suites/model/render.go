@@ -194,35 +194,36 @@ func (m *machine) rooms(o op) {
 	if w.Mentions != nil && mentions > 0 {
 		m.eventually("UNREAD-ROOM-COUNTS", settled, *w.Mentions >= mentions, "%s counts %d unread mentions in the write room, yet %d message(s) of this run mention them unread", where, *w.Mentions, mentions)
 	}
-	if w.LastAccessTime != nil {
-		// The time of the last access never goes back: no read shows an
-		// older one than a read before it, lag or not.
-		if at, err := time.Parse(time.RFC3339Nano, *w.LastAccessTime); err == nil {
-			if prev, seen := m.accessMax[u]; seen {
-				m.check("ROOM-LAST-ACCESS", !at.Before(prev.Add(-time.Millisecond)), "%s says they last accessed the write room at %s, before the %s an earlier read gave", where, *w.LastAccessTime, prev.Format(time.RFC3339Nano))
-			}
-			if at.After(m.accessMax[u]) {
-				m.accessMax[u] = at
-			}
-		}
+	if w.LastAccessTime == nil {
+		return
 	}
-	if w.LastAccessTime != nil && last != nil && !last.sent.IsZero() {
-		at, err := time.Parse(time.RFC3339Nano, *w.LastAccessTime)
-		if err == nil {
-			// Once a read has shown the access of a send, no later read
-			// goes back before it, lag or not.
-			shown := m.accessShown[u] == last
-			ok := !at.Before(last.sent.Add(-time.Millisecond))
-			m.eventually("ROOM-LAST-ACCESS", shown || now.Sub(last.acked) > m.cfg.Eventually, ok,
-				"%s says they last accessed the write room at %s, before their message %s sent at %s%s", where, *w.LastAccessTime, last.id, last.sent.Format(time.RFC3339Nano),
-				map[bool]string{true: ", after an earlier read had shown that access", false: ""}[shown])
-			if ok {
-				if m.accessShown == nil {
-					m.accessShown = map[int]*msg{}
-				}
-				m.accessShown[u] = last
-			}
+	at, err := time.Parse(time.RFC3339Nano, *w.LastAccessTime)
+	if err != nil {
+		return // the shape's breach, which the document checker reports
+	}
+	// The time of the last access never goes back: no read shows an
+	// older one than a read before it, lag or not.
+	if prev, seen := m.accessMax[u]; seen {
+		m.check("ROOM-LAST-ACCESS", !at.Before(prev.Add(-time.Millisecond)), "%s says they last accessed the write room at %s, before the %s an earlier read gave", where, *w.LastAccessTime, prev.Format(time.RFC3339Nano))
+	}
+	if at.After(m.accessMax[u]) {
+		m.accessMax[u] = at
+	}
+	if last == nil || last.sent.IsZero() {
+		return
+	}
+	// Once a read has shown the access of a send, no later read goes back
+	// before it, lag or not.
+	shown := m.accessShown[u] == last
+	ok := !at.Before(last.sent.Add(-time.Millisecond))
+	m.eventually("ROOM-LAST-ACCESS", shown || now.Sub(last.acked) > m.cfg.Eventually, ok,
+		"%s says they last accessed the write room at %s, before their message %s sent at %s%s", where, *w.LastAccessTime, last.id, last.sent.Format(time.RFC3339Nano),
+		map[bool]string{true: ", after an earlier read had shown that access", false: ""}[shown])
+	if ok {
+		if m.accessShown == nil {
+			m.accessShown = map[int]*msg{}
 		}
+		m.accessShown[u] = last
 	}
 }
 
