@@ -546,3 +546,34 @@ func TestAnUndocumentedSuccessBodyIsStillJSON(t *testing.T) {
 		}
 	}
 }
+
+// The validator reads a body's first JSON value; a body that holds more
+// after it is not one JSON document, and says so, wherever the document
+// gives the answer a body.
+func TestABodyOfTwoJSONDocumentsIsNotOne(t *testing.T) {
+	v, err := MustLoad(Core).NewValidator("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := json.Marshal([]any{user()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
+	for _, tc := range []struct {
+		name   string
+		body   string
+		decode bool
+	}{
+		{"one document", string(one), false},
+		{"one document and white space", string(one) + "\n\t ", false},
+		{"two documents", string(one) + string(one), true},
+		{"a stray bracket after", string(one) + "]", true},
+	} {
+		_, vs := v.CheckResponse(context.Background(), httptest.NewRequest("GET", "https://x/v1/user", nil), 200, h, []byte(tc.body))
+		got := slices.ContainsFunc(vs, func(x Violation) bool { return x.Rule == "decode" && x.Location == "$" })
+		if got != tc.decode || (!tc.decode && len(vs) > 0) {
+			t.Errorf("%s: violations %v, want a decode violation at $: %v", tc.name, vs, tc.decode)
+		}
+	}
+}

@@ -148,6 +148,9 @@ func (v *Validator) CheckResponse(ctx context.Context, req *http.Request, status
 	}
 	op := route.Operation.OperationID
 	extra := undocumentedBody(op, route.Operation.Responses, status, header, body)
+	if extra == nil {
+		extra = trailingData(op, status, header, body)
+	}
 	meant := meantSuccess(req.Method, route.Operation.Responses, status)
 	if meant == 0 {
 		return op, append(violations(op, "response", v.validateResponse(ctx, req, route, params, status, header, body, v.opts)), extra...)
@@ -159,6 +162,26 @@ func (v *Validator) CheckResponse(ctx context.Context, req *http.Request, status
 	out := []Violation{{Operation: op, Side: "response", Location: "status", Rule: "status", Value: status,
 		Message: fmt.Sprintf("status is not supported (the %s are checked as the documented %d)", what, meant)}}
 	return op, append(append(out, violations(op, "response", v.validateResponse(ctx, req, route, params, meant, header, body, opts))...), extra...)
+}
+
+// trailingData holds a JSON success body to being one JSON document: the
+// validator reads the first value of a body and stops, so a body with
+// more after it (two documents, a stray bracket) would pass unread.
+func trailingData(op string, status int, header http.Header, body []byte) []Violation {
+	mt, _, err := mime.ParseMediaType(header.Get("Content-Type"))
+	if status < 200 || status > 299 || err != nil || !strings.HasSuffix(mt, "json") {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var first json.RawMessage
+	if dec.Decode(&first) != nil {
+		return nil // no first value: the validator says why
+	}
+	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
+		return []Violation{{Operation: op, Side: "response", Location: "$", Rule: "decode",
+			Message: fmt.Sprintf("the body holds more than one JSON document: %d bytes follow the first", len(rest))}}
+	}
+	return nil
 }
 
 // UndocumentedBody is the Location of the violations of a success whose

@@ -51,6 +51,11 @@ func concurrencySpecs(d decl) {
 			}
 			wg.Wait()
 			for u, r := range results {
+				if r.unusable != nil {
+					// A body that cannot be read is its owner's breach (a body
+					// that is not JSON: HTTP-JSON-BODY), not a write lost.
+					e.lacking(r.unusable.owner, fmt.Sprintf("user %d's writes went unanswered: %s", u+1, r.unusable.text))
+				}
 				if len(r.failed) > 0 {
 					Fail(fmt.Sprintf("user %d's writes went unanswered: %s", u+1, strings.Join(r.failed, "; ")))
 				}
@@ -108,6 +113,9 @@ type writes struct {
 	sent   []Message
 	edits  map[string][]Message // message id -> the answers to its edits
 	failed []string
+	// unusable is the first answer whose body could not be read, with the
+	// requirement that owns its first breach of the document.
+	unusable *struct{ owner, text string }
 	// otherText is an edit answered with another text than the one it
 	// sent (MSG-EDIT's breach), in words; "" when none was.
 	otherText string
@@ -133,8 +141,14 @@ func (e *Env) do(u int, req client.Request, w *writes, v any) bool {
 		return false
 	}
 	if v != nil {
-		if _, ok := e.decodeTolerant(resp, v); !ok {
-			w.fail("%s", explain(resp, "body is not the JSON expected"))
+		if owner, ok := e.decodeTolerant(resp, v); !ok {
+			text := explain(resp, "body is not the JSON expected")
+			w.fail("%s", text)
+			w.mu.Lock()
+			if w.unusable == nil {
+				w.unusable = &struct{ owner, text string }{owner, text}
+			}
+			w.mu.Unlock()
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -253,6 +254,17 @@ func (m *machine) do(u int, r client.Request) *client.Response {
 	if err != nil {
 		panic(aborted{err})
 	}
+	if ok2xx(resp.Status) && len(bytes.TrimSpace(resp.Body)) > 0 {
+		// A success whose body is not one JSON document breaks the rule
+		// for every body (HTTP-JSON-BODY), whatever was asked: the
+		// operation's own statements cannot be judged on it.
+		valid := json.Valid(resp.Body)
+		text := fmt.Sprintf("%s %s answered %d with a body that is not one JSON document: %s", r.Method, r.Path, resp.Status, cut(string(resp.Body), 300))
+		m.check("HTTP-JSON-BODY", valid, "%s", text)
+		if !valid {
+			panic(blocked{req: "HTTP-JSON-BODY", text: text})
+		}
+	}
 	if r.Method == "POST" || r.Method == "PUT" {
 		if ok2xx(resp.Status) && len(m.writes) < 300 {
 			m.writes = append(m.writes, Write{User: m.cfg.Users[u].Index, Request: r, Response: resp})
@@ -466,8 +478,11 @@ func (m *machine) text(o op) written {
 	}
 	link := func(i int) string {
 		l := fmt.Sprintf("https://example.com/%s/%d/%d?a=%d&b=two", m.cfg.Marker, n, i, i)
-		if (n+i)%3 == 0 {
+		switch (n + i) % 3 {
+		case 0:
 			l = fmt.Sprintf("https://example.com/%s/%d/%d/", m.cfg.Marker, n, i) // a path that ends in a slash, kept as written
+		case 1:
+			l += fmt.Sprintf("#part%d", i) // a fragment is part of the link as written
 		}
 		w.links = append(w.links, l)
 		return l
