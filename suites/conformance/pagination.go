@@ -156,6 +156,19 @@ func paginationSpecs(d decl) {
 				if total > 0 && total <= 5000 {
 					past := e.list(0, room, q("skip", strconv.Itoa(total), "limit", "10"))
 					if slices.Equal(sortedIDs(e.list(0, room, q("limit", "100"))), sortedIDs(pages[0])) {
+						var unmet []string // messages skip reaches that the walk never met
+						for _, m := range past {
+							if !counted[m.ID] {
+								unmet = append(unmet, m.ID)
+							}
+						}
+						if len(past) > 0 && len(unmet) == len(past) {
+							// The ground is the walk: it ended before messages the
+							// room holds (older ones, as skip counts them).
+							e.verifies("PAGE-BEFOREID-WALK", func() {
+								Fail(fmt.Sprintf("walking room %s back with beforeId from its newest page ended after %d messages (its last page held %d), yet skip=%d answers messages the walk never met: %v", room, total, len(pages[len(pages)-1]), total, unmet))
+							})
+						}
 						e.verifies("PAGE-SKIP", func() {
 							Expect(idsOf(past)).To(BeEmpty(), "skip=%d, the number of messages a walk found in room %s (and none came since), answered messages", total, room)
 						})

@@ -39,7 +39,7 @@ func roomSpecs(d decl) {
 			// Read twice: the rooms are in the list on every read, not on
 			// one in a few.
 			again := idSetRooms(e.rooms(0, "rooms"))
-			checked := 0
+			checked := e.writeRoomListed(all, again)
 			for kind, id := range map[string]string{"one_to_one": e.Target.Rooms.OneToOne, "org": e.Target.Rooms.Org, "repo": e.Target.Rooms.Repo} {
 				switch {
 				case id == "" || e.Target.Discovered[kind]:
@@ -73,7 +73,7 @@ func roomSpecs(d decl) {
 				}
 			}
 			if checked == 0 {
-				Skip("the target description names no rooms (rooms: one_to_one, org, repo) other than hide_room to look for in user 1's rooms list")
+				Skip("the target description names no rooms (rooms: one_to_one, org, repo) other than hide_room to look for in user 1's rooms list, and no list shows write_room as a room of one of those kinds")
 			}
 			// The other participant of the named one-to-one room has it in
 			// their list too, when the description names them.
@@ -408,4 +408,62 @@ func (e *Env) privateReposByRead(u int) [][]string {
 		out = append(out, names)
 	}
 	return out
+}
+
+// writeRoomListed holds the write room, a room users 1 and 2 share (the
+// description says so), to ROOM-KINDS: where a list shows it as a kind the
+// rooms list includes (a one-to-one, organisation or repository room), it
+// is in the rooms list of each, on every read. all and again are user 1's
+// rooms list read twice. It returns 1 when it judged, 0 when no list says
+// the write room is of such a kind (a channel, say, or a room no list
+// shows).
+func (e *Env) writeRoomListed(all []Room, again map[string]bool) int {
+	GinkgoHelper()
+	room := e.Target.WriteRoom
+	if room == "" || room == e.Target.HideRoom {
+		return 0
+	}
+	lists := map[int][]Room{0: all}
+	kindIn := func(rs []Room) string {
+		for _, rm := range rs {
+			if rm.ID == room {
+				return rm.PlatformType
+			}
+		}
+		return ""
+	}
+	kind := kindIn(all)
+	users := min(2, len(e.Users))
+	if kind == "" && users == 2 {
+		lists[1] = e.rooms(1, "rooms")
+		kind = kindIn(lists[1])
+	}
+	for _, l := range []struct{ path, kind string }{{"orgs", "ORG"}, {"repos", "REPO"}} {
+		if kind != "" {
+			break
+		}
+		var entries []struct {
+			Room *Room `json:"room"`
+		}
+		if e.glance(0, "/v1/user/"+e.me(0)+"/"+l.path, nil, &entries) {
+			for _, en := range entries {
+				if en.Room != nil && en.Room.ID == room {
+					kind = l.kind
+				}
+			}
+		}
+	}
+	if !slices.Contains([]string{"ONETOONE", "ORG", "REPO"}, kind) {
+		By(fmt.Sprintf("no list shows write_room %s as a one-to-one, organisation or repository room (%q)", room, kind))
+		return 0
+	}
+	for u := range users {
+		rs, ok := lists[u]
+		if !ok {
+			rs = e.rooms(u, "rooms")
+		}
+		Expect(idSetRooms(rs)).To(HaveKey(room), "write_room %s, a room users 1 and 2 share, is a %s room, and user %d's rooms list leaves it out", room, kind, u+1)
+	}
+	Expect(again).To(HaveKey(room), "write_room %s, in user 1's rooms list on the first read, is missing from it on the next", room)
+	return 1
 }
