@@ -185,6 +185,22 @@ func messageSpecs(d decl) {
 				})
 			})
 			e.verifies("MSG-SEND-STORED", func() { e.listedAs(1, room, m.ID, later.ID) })
+			// The room's first page as a client reads it first, with no
+			// parameter at all, before and after a send: it holds the send,
+			// or messages sent after it (other writers), whatever the
+			// server kept of the first read.
+			By("reading the room's first page with no parameter, before and after user 2 sends")
+			e.list(0, room, nil)
+			newestText, _ := e.text()
+			newest := e.send(1, room, newestText)
+			e.verifies("MSG-SEND-STORED", func() {
+				e.eventually(func(g Gomega) {
+					page := e.plainPage(g, 0, room)
+					g.Expect(slices.ContainsFunc(page, func(m Message) bool {
+						return m.ID == newest.ID || parseSent(m.Sent).After(parseSent(newest.Sent))
+					})).To(BeTrue(), "user 1's list of room %s with no parameter holds neither message %s, which user 2 sent after user 1's previous such list, nor any message sent after it: %v", room, newest.ID, idsOf(page))
+				})
+			})
 
 			By("reading by id a message older than the newest 100 of a room")
 			if deep, deepRoom, ok := e.deepMessage(); ok {

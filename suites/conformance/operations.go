@@ -204,6 +204,18 @@ func (e *Env) searchIDs(g Gomega, room, query string) []string {
 	return idsOf(ms)
 }
 
+// plainPage lists room as user u with no query parameter inside an
+// eventually block and returns the page.
+func (e *Env) plainPage(g Gomega, u int, room string) []Message {
+	GinkgoHelper()
+	var ms []Message
+	resp := e.call(u, requestList(room, nil))
+	e.tokenRefused(resp, explain(resp, "status"))
+	g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
+	e.decode(resp, &ms)
+	return ms
+}
+
 // roomsElsewhere returns the rooms user u's channels list holds and those
 // embedded in the user's organisation and repository entries, by list. The
 // lists are glanced at (see glance): one that cannot be read is left out.

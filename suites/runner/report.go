@@ -851,6 +851,11 @@ func causeLine(msg string) string {
 	if len(lines) == 0 {
 		return "(no message)"
 	}
+	// A wait that ran out (Gomega's Eventually) says so first; what was
+	// still wrong when it did is the line after its preamble.
+	if wait, ok := strings.CutPrefix(lines[0], "Timed out after "); ok && len(lines) > 2 && strings.HasPrefix(lines[1], "The function passed to Eventually failed") {
+		lines = append([]string{"still after " + strings.TrimSuffix(wait, ".") + ": " + lines[2]}, lines[3:]...)
+	}
 	line := strings.TrimPrefix(lines[0], "FAIL: ")
 	if strings.HasSuffix(line, ":") && len(lines) > 1 {
 		line += " " + strings.TrimPrefix(lines[1], "- ")
