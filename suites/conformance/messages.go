@@ -71,10 +71,16 @@ func messageSpecs(d decl) {
 				resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: body, Invalid: true})
 				Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, fmt.Sprintf("a send whose body %v has no text was accepted", body)))
 			}
+			before := e.getMessage(0, room, m.ID) // as stored, to compare with after the refused edit
 			resp := e.call(0, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID, Body: map[string]any{}, Invalid: true})
 			Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, "an edit whose body has no text was accepted"))
-			By("reading back: no message of ours after the last accepted send, and the text unedited")
-			Expect(e.getMessage(0, room, m.ID).Text).To(Equal(text), "message %s after an edit without text was refused", m.ID)
+			By("reading back: no message of ours after the last accepted send, and the message unedited")
+			after := e.getMessage(0, room, m.ID)
+			Expect(after.Text).To(Equal(text), "message %s after an edit without text was refused", m.ID)
+			// A refused edit stores nothing: neither a new version nor a
+			// time of edit.
+			Expect(after.V).To(Equal(before.V), "v of message %s went from %d to %d over an edit without text that was refused", m.ID, before.V, after.V)
+			Expect(after.EditedAt).To(Equal(before.EditedAt), "editedAt of message %s went from %v to %v over an edit without text that was refused", m.ID, orNull(before.EditedAt), orNull(after.EditedAt))
 			for _, x := range e.list(0, room, q("limit", "10")) { // in any order
 				if x.ID != m.ID && x.FromUser.ID == e.me(0) && parseTime(x.Sent).After(parseTime(m.Sent)) {
 					Fail(fmt.Sprintf("message %s (text %q) of user 1 follows %s in the room, though every send after it was refused", x.ID, x.Text, m.ID))
@@ -488,4 +494,12 @@ func versioningSpecs(d decl) {
 			Expect(e.getMessage(0, room, m.ID).V).To(Equal(1+total), "%d edits succeeded", total)
 		})
 	})
+}
+
+// orNull shows an optional time as JSON would: its value, or null.
+func orNull(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return *s
 }
