@@ -51,9 +51,10 @@ func concurrencySpecs(d decl) {
 			}
 			wg.Wait()
 			for u, r := range results {
-				if r.unusable != nil {
-					// A body that cannot be read is its owner's breach (a body
-					// that is not JSON: HTTP-JSON-BODY), not a write lost.
+				if r.unusable != nil && len(r.failed) == r.unusableN {
+					// Bodies that cannot be read, and nothing else, are their
+					// owner's breach (a body that is not JSON: HTTP-JSON-BODY),
+					// not writes lost.
 					e.lacking(r.unusable.owner, fmt.Sprintf("user %d's writes went unanswered: %s", u+1, r.unusable.text))
 				}
 				if len(r.failed) > 0 {
@@ -115,7 +116,8 @@ type writes struct {
 	failed []string
 	// unusable is the first answer whose body could not be read, with the
 	// requirement that owns its first breach of the document.
-	unusable *struct{ owner, text string }
+	unusable  *struct{ owner, text string }
+	unusableN int // how many of failed are answers whose body could not be read
 	// otherText is an edit answered with another text than the one it
 	// sent (MSG-EDIT's breach), in words; "" when none was.
 	otherText string
@@ -148,6 +150,7 @@ func (e *Env) do(u int, req client.Request, w *writes, v any) bool {
 			if w.unusable == nil {
 				w.unusable = &struct{ owner, text string }{owner, text}
 			}
+			w.unusableN++
 			w.mu.Unlock()
 			return false
 		}

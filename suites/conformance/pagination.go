@@ -156,9 +156,9 @@ func paginationSpecs(d decl) {
 				if total > 0 && total <= 5000 {
 					past := e.list(0, room, q("skip", strconv.Itoa(total), "limit", "10"))
 					if slices.Equal(sortedIDs(e.list(0, room, q("limit", "100"))), sortedIDs(pages[0])) {
-						var unmet []string // messages skip reaches that the walk never met
+						var unmet []string // older messages skip reaches that the walk never met
 						for _, m := range past {
-							if !counted[m.ID] {
+							if !counted[m.ID] && !parseSent(m.Sent).After(parseSent(cursor.Sent)) {
 								unmet = append(unmet, m.ID)
 							}
 						}

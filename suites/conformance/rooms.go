@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -154,22 +156,26 @@ func roomSpecs(d decl) {
 					others = append(others, u)
 				}
 			}
+			var hid *client.Response
 			e.verifies("ROOM-HIDE", func() { // the entry's shape was judged above; the rest is the hide's
-				resp := e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room})
-				e.expectSuccess(resp)
-				if len(resp.Body) > 0 {
-					// The one operation the content-type check does not make:
-					// a success that carries a body is JSON, labelled so.
-					e.expectJSONContentType(resp)
-				}
+				hid = e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room})
+				settled := time.Now().Add(e.Eventually) // by then every read shows the hide
+				e.expectSuccess(hid)
 				e.eventually(func(g Gomega) {
 					g.Expect(idSetRooms(e.rooms(0, "rooms"))).NotTo(HaveKey(room), "the hidden room %s is still in user 1's rooms list", room)
 				})
 				// On every read after, not on most: a list built now and
-				// then without what the hide set shows the room again.
+				// then without what the hide set shows the room again. A
+				// read that shows it before the lag has passed is read
+				// again once it has.
 				var after map[string]bool
-				for read := range 5 {
+				for read := 0; read < 5; read++ {
 					after = idSetRooms(e.rooms(0, "rooms"))
+					if after[room] && time.Now().Before(settled) {
+						time.Sleep(time.Until(settled))
+						read--
+						continue
+					}
 					Expect(after).NotTo(HaveKey(room), "the hidden room %s is back in user 1's rooms list on read %d of 5 after the hide took effect", room, read+1)
 				}
 				// A room missing is read for again before the hide is blamed:
@@ -203,6 +209,16 @@ func roomSpecs(d decl) {
 					Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s a second time for user 1 took it out of user %d's rooms list", room, u+1)
 				}
 			})
+			// The one operation the content-type check does not make: a
+			// success that carries a body is JSON, labelled so (judged last,
+			// so that the hide is judged whatever its label).
+			if len(bytes.TrimSpace(hid.Body)) > 0 {
+				e.expectJSONContentType(hid)
+			} else {
+				for _, r := range []string{"HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"} {
+					AddReportEntry(EntryNotApplied, r+"\nthe hide answered without a body: no label or JSON to judge")
+				}
+			}
 		})
 	})
 

@@ -254,7 +254,12 @@ func (m *machine) do(u int, r client.Request) *client.Response {
 	if err != nil {
 		panic(aborted{err})
 	}
-	if ok2xx(resp.Status) && len(bytes.TrimSpace(resp.Body)) > 0 {
+	// Only answers the model reads the body of: a refused request's status
+	// is its own statement's to judge first, and the answers to marking
+	// read and hiding have no documented body (the document checker holds
+	// what they carry).
+	reads := !r.Invalid && (r.Method == http.MethodGet || r.Method == http.MethodPut || r.Method == http.MethodPost && !strings.HasSuffix(r.Path, "/unreadItems"))
+	if reads && ok2xx(resp.Status) && len(bytes.TrimSpace(resp.Body)) > 0 {
 		// A success whose body is not one JSON document breaks the rule
 		// for every body (HTTP-JSON-BODY), whatever was asked: the
 		// operation's own statements cannot be judged on it.
