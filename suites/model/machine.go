@@ -206,6 +206,9 @@ func (m *machine) check(req string, ok bool, format string, args ...any) {
 // eventually applies a statement about state that may lag a write: while
 // the expectation is not settled a mismatch sends the read round again.
 func (m *machine) eventually(req string, settled, ok bool, format string, args ...any) {
+	if !m.judge[req] {
+		return // a statement this run does not apply is not waited for either
+	}
 	if m.waited() {
 		settled = true // a read that has waited out the lag sees the state as it is
 	}
