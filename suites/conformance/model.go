@@ -148,6 +148,9 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 		}
 	}
 	for _, rep := range reps[1:] {
+		if rep.Blocked != "" {
+			By(fmt.Sprintf("the area drawn again could not go on (%s): %s", rep.Blocked, rep.BlockedText))
+		}
 		if f := rep.Finding; f != nil {
 			for _, w := range f.Writes {
 				e.noteWrite(w.User, w.Request, w.Response)

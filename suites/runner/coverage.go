@@ -284,7 +284,7 @@ var skipCauses = []struct {
 		"name one: --write-room ID, CHAT_WRITE_ROOM or write_room:"},
 	{[]string{"write room is in none of user"}, "the write room is missing from a described user's lists",
 		"name as write_room a group room that users 1 and 2 both list: --write-room ID, CHAT_WRITE_ROOM or write_room:"},
-	{[]string{"names no rooms", "one_to_one, org, repo"}, "no one-to-one, organisation or repository room of user 1 named (other than hide_room)",
+	{[]string{"names no rooms", "one_to_one, org, repo"}, "no one-to-one, organisation or repository room of user 1 named (other than hide_room), and write_room is none",
 		"name one: --rooms-one-to-one, --rooms-org or --rooms-repo ID (CHAT_ROOMS_ONE_TO_ONE, CHAT_ROOMS_ORG, CHAT_ROOMS_REPO) or rooms: one_to_one, org, repo in the description; a room that is also hide_room does not count"},
 	{[]string{"no second room of user 1"}, "no second room of user 1 known (besides write_room and hide_room)",
 		"name another room of user 1: --rooms-org, --rooms-repo, --rooms-channel or --rooms-one-to-one ID (CHAT_ROOMS_ORG ...) or rooms: in the description"},

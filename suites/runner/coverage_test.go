@@ -20,7 +20,7 @@ var skipReasons = []struct{ format, instance, cause string }{
 	{"user 1 has no message older than an hour in the organisation room", "", "user 1 has no message older than an hour in the organisation room"},
 	{"hiding a room is destructive: name hide_room in the target description to allow it", "", "no hide_room named (hiding a room is destructive)"},
 	{"the target has no rate limit configured (chatref --rate-limit 4000 turns it on at a level a whole run fits under: a run sends about 3,800 requests within a minute, about 2,900 as user 1; with a lower limit, give chatconform --rate N/60 and --check-timeout 10m)", "", "the target has no rate limit configured"},
-	{"the target description names no rooms (rooms: one_to_one, org, repo) other than hide_room to look for in user 1's rooms list", "", "no one-to-one, organisation or repository room of user 1 named (other than hide_room)"},
+	{"the target description names no rooms (rooms: one_to_one, org, repo) other than hide_room to look for in user 1's rooms list, and no list shows write_room as a room of one of those kinds", "", "no one-to-one, organisation or repository room of user 1 named (other than hide_room), and write_room is none"},
 	{"no described user lists a one-to-one room (hide_room, if it is one, may be hidden already; the hide check judges it before hiding it)", "", "no described user has a one-to-one room"},
 	{"user 1 has no channel", "", "user 1 has no channel"},
 	{"user 1 belongs to no organisation", "", "user 1 belongs to no organisation"},
