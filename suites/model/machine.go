@@ -203,11 +203,18 @@ func (m *machine) check(req string, ok bool, format string, args ...any) {
 	}
 }
 
+// leaf are the requirements whose statements nothing in a sequence goes
+// on from (a room's counts, its lastAccessTime): where a run does not apply
+// them, waiting out the lag for them would serve no verdict. Every other
+// statement's wait also waits for an answer the sequence needs (a message
+// another user sees late), so it is waited for whether applied or not.
+var leaf = map[string]bool{"UNREAD-ROOM-COUNTS": true, "ROOM-LAST-ACCESS": true}
+
 // eventually applies a statement about state that may lag a write: while
 // the expectation is not settled a mismatch sends the read round again.
 func (m *machine) eventually(req string, settled, ok bool, format string, args ...any) {
-	if !m.judge[req] {
-		return // a statement this run does not apply is not waited for either
+	if !m.judge[req] && leaf[req] {
+		return // a leaf statement this run does not apply is not waited for either
 	}
 	if m.waited() {
 		settled = true // a read that has waited out the lag sees the state as it is
