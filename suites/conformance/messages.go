@@ -202,7 +202,7 @@ func messageSpecs(d decl) {
 			newest := e.send(1, room, newestText)
 			e.verifies("MSG-SEND-STORED", func() {
 				e.eventually(func(g Gomega) {
-					page := e.plainPage(g, 0, room)
+					page := e.pageIn(g, 0, room, nil)
 					g.Expect(slices.ContainsFunc(page, func(m Message) bool {
 						return m.ID == newest.ID || !parseSent(m.Sent).Before(parseSent(newest.Sent))
 					})).To(BeTrue(), "user 1's list of room %s with no parameter holds neither message %s, which user 2 sent after user 1's previous such list, nor any message sent at its time or after: %v", room, newest.ID, idsOf(page))

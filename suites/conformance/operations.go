@@ -196,20 +196,15 @@ func (e *Env) seed(u int, room string, n int) []Message {
 // and returns the ids found.
 func (e *Env) searchIDs(g Gomega, room, query string) []string {
 	GinkgoHelper()
-	var ms []Message
-	resp := e.call(0, requestList(room, q("q", query, "limit", "10")))
-	e.tokenRefused(resp, explain(resp, "status"))
-	g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
-	e.decode(resp, &ms)
-	return idsOf(ms)
+	return idsOf(e.pageIn(g, 0, room, q("q", query, "limit", "10")))
 }
 
-// plainPage lists room as user u with no query parameter inside an
-// eventually block and returns the page.
-func (e *Env) plainPage(g Gomega, u int, room string) []Message {
+// pageIn lists room as user u with query (nil: no parameter at all) inside
+// an eventually block: a status other than 200 is retried there.
+func (e *Env) pageIn(g Gomega, u int, room string, query url.Values) []Message {
 	GinkgoHelper()
 	var ms []Message
-	resp := e.call(u, requestList(room, nil))
+	resp := e.call(u, requestList(room, query))
 	e.tokenRefused(resp, explain(resp, "status"))
 	g.Expect(resp.Status).To(Equal(200), "%s", explain(resp, "status"))
 	e.decode(resp, &ms)

@@ -273,12 +273,12 @@ func (m *machine) do(u int, r client.Request) *client.Response {
 		// A success whose body is not one JSON document breaks the rule
 		// for every body (HTTP-JSON-BODY), whatever was asked: the
 		// operation's own statements cannot be judged on it.
-		valid := json.Valid(resp.Body)
-		text := fmt.Sprintf("%s %s answered %d with a body that is not one JSON document: %s", r.Method, r.Path, resp.Status, cut(string(resp.Body), 300))
-		m.check("HTTP-JSON-BODY", valid, "%s", text)
-		if !valid {
+		if !json.Valid(resp.Body) {
+			text := fmt.Sprintf("%s %s answered %d with a body that is not one JSON document: %s", r.Method, r.Path, resp.Status, cut(string(resp.Body), 300))
+			m.check("HTTP-JSON-BODY", false, "%s", text)
 			panic(blocked{req: "HTTP-JSON-BODY", text: text})
 		}
+		m.check("HTTP-JSON-BODY", true, "")
 	}
 	if r.Method == "POST" || r.Method == "PUT" {
 		if ok2xx(resp.Status) && len(m.writes) < 300 {
