@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -59,6 +60,33 @@ func userSpecs(d decl) {
 						Fail(fmt.Sprintf("the tokens of users %d and %d identified the same user %s", first+1, u+1, users[0].ID))
 					}
 					seen[users[0].ID] = u
+				}
+			}
+			if len(e.Users) >= 2 {
+				By("then every user's GET /v1/user at once, three times: each request is answered as its own token's user however many are in flight")
+				for round := range 3 {
+					resps := make([]*client.Response, len(e.Users))
+					errs := make([]error, len(e.Users))
+					var wg sync.WaitGroup
+					for u := range e.Users {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							resps[u], errs[u] = e.Client.Do(e.ctx, client.Request{Method: "GET", Path: "/v1/user", Token: e.Users[u].Token})
+						}()
+					}
+					wg.Wait()
+					for u, resp := range resps {
+						if errs[u] != nil {
+							transportFailure(errs[u])
+						}
+						e.failOn(resp, resp.Violations)
+						var users []User
+						e.expectOK(resp, &users)
+						if len(users) == 1 {
+							Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified user %s when all %d users asked at once (round %d of 3)", u+1, users[0].ID, len(e.Users), round+1)
+						}
+					}
 				}
 			}
 			// A session the server set on one user's answer does not make
