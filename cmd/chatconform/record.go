@@ -21,6 +21,7 @@ import (
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/attest"
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/conformance"
 	"github.com/chatrooms/conformance/suites/record"
 	"github.com/chatrooms/conformance/suites/runner"
 	"github.com/chatrooms/conformance/suites/target"
@@ -89,6 +90,12 @@ func (r *recordFlags) begin(cfg *runner.Config, d *target.Description) (*recordi
 	if h.Eventually == 0 {
 		h.Eventually = 5 * time.Second // the runner's default
 	}
+	if cfg.Marker == "" {
+		cfg.Marker = conformance.NewMarker(cfg.Process)
+	}
+	h.Marker = cfg.Marker
+	h.Checks = &record.CheckOptions{LabelFilter: cfg.LabelFilter, Focus: cfg.Focus, Examples: cfg.Examples,
+		ModelSequences: cfg.ModelSequences, Parallel: cfg.Parallel}
 	if d == nil {
 		// The bundled server's tokens come from its seeded world: the
 		// record must not hold them either.
@@ -109,11 +116,13 @@ func (r *recordFlags) begin(cfg *runner.Config, d *target.Description) (*recordi
 			h.Profile = string(spec.Core)
 		}
 	}
+	red := client.NewRedactor(secrets...)
+	h.Described = record.Describe(d, red)
 	f, err := os.Create(r.record)
 	if err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
-	w, err := record.NewWriter(f, h, client.NewRedactor(secrets...), true)
+	w, err := record.NewWriter(f, h, red, true)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -142,7 +151,7 @@ func (rc *recording) finish(ctx context.Context, res *runner.Result, stdout io.W
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "chatconform: record of %d exchanges written to %s (sha256 %s); chatconform replay %s judges it again\n",
+	fmt.Fprintf(stdout, "chatconform: record of %d exchanges written to %s (sha256 %s); chatconform replay %s judges it again (--checks: runs the checks again against it)\n",
 		tr.Exchanges, rc.flags.record, sum, rc.flags.record)
 	if rc.flags.attest == "" || res == nil {
 		return nil
@@ -173,7 +182,9 @@ func (rc *recording) finish(ctx context.Context, res *runner.Result, stdout io.W
 	}
 	fmt.Fprintf(stdout, "chatconform: attestation of the run signed and written to %s, and its in-toto Test Result (%s) to %s\n",
 		rc.flags.attest, trs.Predicate.Result, trPath)
-	printVerifyHint(stdout, st, rc.flags)
+	// verify runs the checks again against the record: so does the run,
+	// to say which of its verdicts that re-derives.
+	printVerifyHint(stdout, st, rc.flags, replayChecks(ctx, rc.flags.record))
 	return nil
 }
 
@@ -182,9 +193,9 @@ func (rc *recording) finish(ctx context.Context, res *runner.Result, stdout io.W
 // verify refuses by default what a run's claim cannot show on its own
 // (verdicts it does not re-derive, a run that did not judge everything, a
 // run of the bundled server).
-func printVerifyHint(w io.Writer, st *attest.Statement, f *recordFlags) {
+func printVerifyHint(w io.Writer, st *attest.Statement, f *recordFlags, checks *attest.CheckReplay) {
 	cmd := []string{"chatconform", "verify", shq(f.attest), "--key", "PUBLIC.pem", "--record", shq(f.record)}
-	exp, err := attest.Expect(st, f.record, checkedByACheck)
+	exp, err := attest.Expect(st, f.record, checkedByACheck, checks)
 	if err != nil {
 		fmt.Fprintf(w, "chatconform: check it with %s (see chatconform verify --help)\n", strings.Join(cmd, " "))
 		return
@@ -197,7 +208,7 @@ func printVerifyHint(w io.Writer, st *attest.Statement, f *recordFlags) {
 			if n := len(exp.Rederived); n > 0 {
 				more = fmt.Sprintf("; the other %d it re-derives", n)
 			}
-			why = append(why, [2]string{r.Flag, fmt.Sprintf("accepts on the signer's word the %s of checks that a replay of the record cannot re-derive (verify lists each%s)",
+			why = append(why, [2]string{r.Flag, fmt.Sprintf("accepts on the signer's word the %s that running the checks again against the record does not reach (verify lists each, with why%s)",
 				verdicts(len(exp.Trusted)), more)})
 		case attest.FlagMinJudged:
 			c := exp.Coverage
@@ -221,6 +232,12 @@ func printVerifyHint(w io.Writer, st *attest.Statement, f *recordFlags) {
 	}
 	if len(why) == 0 {
 		fmt.Fprintln(w, "  (no flag needed: verify re-derives every verdict of this run from the record)")
+	}
+	if len(exp.Problems) > 0 {
+		// The run's own claim, contradicted by its own record: a replay
+		// that goes another way than the run (a check that reads the
+		// clock, say) is the harness's fault, and is said.
+		fmt.Fprintf(w, "chatconform: running the checks again against the record contradicts this run: %s\n", strings.Join(exp.Problems, "; "))
 	}
 	if len(st.Predicate.Observed.Leaves()) > 0 && !st.Predicate.Bundled {
 		fmt.Fprintln(w, "  add --against URL to compare the certificate a server presents with the one this run recorded (with --ca-file FILE or --insecure-skip-verify for a self-signed server)")
@@ -270,6 +287,7 @@ const replayUsage = `chatconform replay judges the exchanges of a run record aga
 
 Usage:
   chatconform replay [--json FILE] [--junit FILE] [--html FILE] RECORD.jsonl
+  chatconform replay --checks [--json FILE] [--junit FILE] [--html FILE] RECORD.jsonl
 
 It reads a record written by chatconform --record, judges every exchange
 with this build's document validator and history checker, and prints per
@@ -285,9 +303,20 @@ profile, those the record can judge PASS or FAIL, the others NOT RUN with
 why, the document and history checkers as the judges, the counts and the
 coverage; the JSON adds how the replay compares with the run ("replay").
 
+With --checks it runs the run's checks again instead, as the run made
+them (the record's seed, the marker its texts carried, its selection and
+options, its target description without tokens), and answers every request
+from the record: the same request, from the same user, gets the answer the
+run got, in the order the run got them, with the record's times. Nothing is
+sent to any server. A check that asks only what the run asked reaches the
+run's verdict again from the record alone; a request the record holds no
+answer for fails that check's request (the check's report row counts them
+as notRecorded), and the requests are listed. Its output and reports are a
+run's. verify does this to re-derive the verdicts of checks.
+
 Exit codes: 0 nothing broken; 1 a requirement broken; 2 the record cannot
 be read, or a report cannot be written; 3 the same documents and harness
-reach other verdicts than the run.
+reach other verdicts than the run (without --checks).
 
 Flags (-name and --name are the same):
 `
@@ -304,6 +333,7 @@ func replay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("chatconform replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
+	checks := fs.Bool("checks", false, "run the run's checks again, each request answered from the record, instead of judging its exchanges")
 	jsonOut := fs.String("json", "", "also write the replay as a run report in JSON to `file`")
 	junitOut := fs.String("junit", "", "also write the replay as a run report in JUnit XML to `file`")
 	htmlOut := fs.String("html", "", "also write the replay as a run report in HTML to `file`")
@@ -325,6 +355,9 @@ func replay(args []string, stdout, stderr io.Writer) int {
 	if err := runner.CheckOutputs(*jsonOut, *junitOut, *htmlOut); err != nil {
 		fmt.Fprintln(stderr, "chatconform replay:", err)
 		return exitUsage
+	}
+	if *checks {
+		return rederive(context.Background(), pos[0], [3]string{*junitOut, *jsonOut, *htmlOut}, stdout, stderr)
 	}
 	r, err := record.ReplayFile(pos[0], version())
 	if err != nil {

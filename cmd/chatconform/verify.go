@@ -32,10 +32,18 @@ finds exactly the document and history verdicts the attestation claims,
 and that no requirement the record shows broken is claimed otherwise. Any
 edit to either file is caught.
 
+With --record it also runs the run's checks again (chatconform replay
+--checks: the record's seed, marker and options, every request answered
+from the record, nothing sent anywhere). A verdict they reach again is
+re-derived; a claim they contradict (a PASS where the record makes the
+run's own checks fail) is rejected, whatever the flags.
+
 It then refuses, unless a flag accepts it, what would mislead:
-  - a verdict it did not re-derive from the record (--accept-signed): the
-    verdicts of checks, which read answers as only a running check can, are
-    signed, not re-derived; without --record nothing is re-derived;
+  - a verdict it did not re-derive from the record (--accept-signed): one
+    whose checks, run again, asked for an answer the record does not hold
+    or reached another verdict, and every verdict of a record written
+    before runs kept what a replay of the checks needs; without --record
+    nothing is re-derived;
   - a run that did not judge every checkable requirement of its profile
     (--min-judged N or P%: at least N requirements, or P% of them);
   - a run of the bundled reference server (--allow-bundled);
@@ -153,7 +161,12 @@ func verify(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "chatconform verify: --key:", err)
 		return exitUsage
 	}
-	v, err := attest.Verify(ctx, env, pub, attest.Options{Record: *rec, Version: version(), Policy: pol, Checked: checkedByACheck})
+	var checks *attest.CheckReplay
+	if *rec != "" {
+		fmt.Fprintf(stdout, "chatconform verify: running the run's checks again against %s, each request answered from it\n", *rec)
+		checks = replayChecks(ctx, *rec)
+	}
+	v, err := attest.Verify(ctx, env, pub, attest.Options{Record: *rec, Version: version(), Policy: pol, Checked: checkedByACheck, Checks: checks})
 	if err != nil {
 		fmt.Fprintln(stderr, "chatconform verify:", err)
 		return exitUsage

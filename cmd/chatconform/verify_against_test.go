@@ -120,7 +120,7 @@ func TestVerifyAgainstComparesTheLiveCertificate(t *testing.T) {
 
 	// A refused attestation stays exit 1 whatever the server says.
 	code, out = a.verifyCmd(t, a.att, "--against", "https://127.0.0.1:1")
-	says(t, "refused, server unreachable", code, 1, out, "REFUSED (--accept-signed accepts it)")
+	says(t, "refused, server unreachable", code, 1, out, "REFUSED (--min-judged accepts it)")
 
 	for _, bad := range [][]string{{"--against", "ftp://x"}, {"--against", "not a url"}, {"--ca-file", srvA.Target.CAFile},
 		{"--against", srvA.Target.BaseURL, "--ca-file", filepath.Join(t.TempDir(), "none.pem")}, {"--against", srvA.Target.BaseURL, "--timeout", "0s"}} {

@@ -131,9 +131,9 @@ func (v *Verified) CheckAgainst(rawURL string, probe func() (*client.Peer, error
 // refuse of the statement st of the record at recordPath, with this
 // build: a replay of a record this build wrote finds what the record's
 // trailer says, so the trailer stands in for the replay. checked is as
-// Options.Checked. The Verified it returns holds the refusals, the
-// coverage and the verdicts that will be taken on trust.
-func Expect(st *Statement, recordPath string, checked func(string) bool) (*Verified, error) {
+// Options.Checked, checks Options.Checks. The Verified it returns holds
+// the refusals, the coverage and the verdicts that will be taken on trust.
+func Expect(st *Statement, recordPath string, checked func(string) bool, checks *CheckReplay) (*Verified, error) {
 	h, tr, err := readRecord(recordPath)
 	if err != nil {
 		return nil, err
@@ -148,6 +148,6 @@ func Expect(st *Statement, recordPath string, checked func(string) bool) (*Verif
 		return nil, err
 	}
 	v.SameDocuments = st.Predicate.Digests == v.Current
-	v.judge(Options{Checked: checked})
+	v.judge(Options{Checked: checked, Checks: checks})
 	return v, nil
 }

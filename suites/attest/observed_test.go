@@ -140,7 +140,7 @@ func TestAnAttestationWithoutTheObservationVerifies(t *testing.T) {
 func TestExpectForeseesVerify(t *testing.T) {
 	f := newFixture(t)
 	st := f.statement(t)
-	exp, err := Expect(st, f.recordPath, everyCheck)
+	exp, err := Expect(st, f.recordPath, everyCheck, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

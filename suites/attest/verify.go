@@ -66,6 +66,26 @@ type Options struct {
 	// record does not judge again. nil: every requirement is taken to have
 	// a check, so no PASS counts as re-derived.
 	Checked func(id string) bool
+	// Checks is a replay of the run's checks against its record, made by
+	// this build (chatconform replay --checks); nil when none was made.
+	// With it every verdict the replay reaches again, with every request
+	// of its checks answered from the record, is re-derived.
+	Checks *CheckReplay
+}
+
+// CheckReplay is what running a record's checks again, each request
+// answered from the record, found.
+type CheckReplay struct {
+	// Verdicts are the replay's verdicts by requirement id.
+	Verdicts map[string]string
+	// Unanswered counts, by requirement id, the requests of its checks
+	// that the record held no answer for: the replay asked what the run
+	// did not, so its verdict there is not the record's.
+	Unanswered map[string]int
+	// Version is the harness version that replayed.
+	Version string
+	// Err says why no replay could be made ("" when one was).
+	Err string
 }
 
 // Verified is what Verify found.
@@ -346,7 +366,7 @@ func (v *Verified) judge(opt Options) {
 	v.checkTally(p)
 	v.checkAddresses(p)
 	v.coverage(p)
-	v.derive(p, opt.Checked)
+	v.derive(p, opt.Checked, opt.Checks)
 	pol := opt.Policy
 	if !v.SameDocuments {
 		v.refuse(pol.AllowOtherCatalogue, FlagAllowOtherCatalogue, "the run was judged by another requirement catalogue or OpenAPI document than this build's: %s",
@@ -456,7 +476,7 @@ func (v *Verified) coverage(p *Predicate) {
 // history checker can find it broken), found no contradiction in it, and
 // no check of this build judges it: a check's PASS rests on what it
 // asserted while it ran, which the record does not judge again.
-func (v *Verified) derive(p *Predicate, checked func(string) bool) {
+func (v *Verified) derive(p *Predicate, checked func(string) bool, checks *CheckReplay) {
 	var broken map[string]bool
 	judgeable := map[string]bool{}
 	why := ""
@@ -480,11 +500,49 @@ func (v *Verified) derive(p *Predicate, checked func(string) bool) {
 			}
 		}
 	}
+	cr := checks
+	if cr != nil && (broken == nil || cr.Err != "") {
+		cr = nil
+	}
+	if cr != nil {
+		sameChecks := v.Replay.Header.Version == cr.Version && !v.Replay.VersionChanged
+		for _, rq := range p.Requirements {
+			got, ok := cr.Verdicts[rq.ID]
+			if !ok {
+				continue
+			}
+			if got == "FAIL" && rq.Verdict != "FAIL" && rq.Verdict != "KNOWN" && cr.Unanswered[rq.ID] == 0 && sameChecks {
+				// The run's own checks, asking only what the run asked and
+				// answered as the run was, fail it.
+				v.problem("replaying the run's checks against the record fails %s; the statement says %s", rq.ID, rq.Verdict)
+			}
+		}
+	}
 	for _, rq := range p.Requirements {
 		if !judgedVerdict(rq.Verdict) {
 			continue
 		}
 		d := Derivation{ID: rq.ID, Verdict: rq.Verdict}
+		if cr != nil {
+			got := cr.Verdicts[rq.ID]
+			if got == "FAIL" && rq.Verdict == "KNOWN" {
+				got = "KNOWN" // a failure the run's baseline listed
+			}
+			switch n := cr.Unanswered[rq.ID]; {
+			case n > 0:
+				d.How = fmt.Sprintf("its checks, run again against the record, asked %s the record holds no answer for", plural(n, "request"))
+			case got == rq.Verdict:
+				d.How = "its checks, run again against the record, reach it"
+				v.Rederived = append(v.Rederived, d)
+				continue
+			case got == "":
+				d.How = "the replay of the checks does not list it"
+			default:
+				d.How = fmt.Sprintf("its checks, run again against the record, reach %s", got)
+			}
+			v.Trusted = append(v.Trusted, d)
+			continue
+		}
 		switch {
 		case broken == nil:
 			d.How = why

@@ -82,7 +82,10 @@ type Response struct {
 	// Attempts is how many times the request was sent (more than 1 after
 	// 429 or 503 answers were waited out).
 	Attempts int
-	red      *Redactor
+	// Sent is when the answered attempt was handed to the transport, on
+	// the client's clock (see Client.Now).
+	Sent time.Time
+	red  *Redactor
 }
 
 // ViolationError reports that an exchange broke the document.
@@ -129,6 +132,10 @@ type Config struct {
 	// target.FromEnv reads.
 	Secrets  []string
 	Recorder *Recorder // may be nil
+	// Clock, when set, tells the time instead of the wall clock: in a
+	// replay of the checks (chatconform replay --checks) the answers come
+	// from a record, and so do their times.
+	Clock Clock
 	// CAFile and Insecure say how the HTTP client trusts the target, so
 	// that reproduce commands trust it the same way (curl --cacert FILE,
 	// or -k); they change nothing else.
@@ -172,6 +179,23 @@ type Client struct {
 	limiter *rate.Limiter
 	fails   atomic.Int64 // transport failures in a row
 	peers   atomic.Pointer[peerMemo]
+	check   atomic.Pointer[string] // the check under way (SetCheck)
+}
+
+// SetCheck names the check whose requests the client sends from now on
+// ("" for none: the run's setup). Each exchange carries it (Observed.Check,
+// and the request's context: CheckOf), so that a record can tell whose
+// each answer was and a replay of the checks answer each check from its
+// own.
+func (c *Client) SetCheck(name string) { c.check.Store(&name) }
+
+type checkKey struct{}
+
+// CheckOf is the check a request was sent for (see SetCheck), from its
+// context.
+func CheckOf(ctx context.Context) string {
+	s, _ := ctx.Value(checkKey{}).(string)
+	return s
 }
 
 // New returns a Client.
@@ -213,6 +237,30 @@ func (c *Client) BaseURL() string { return c.base }
 
 // Redactor returns the redactor built from Config.Secrets.
 func (c *Client) Redactor() *Redactor { return c.red }
+
+// Clock tells a client the time of a replay (see Config.Clock).
+type Clock interface {
+	// Now is the time it is.
+	Now() time.Time
+	// Times are when the exchange that resp answers started and ended,
+	// when the clock knows them.
+	Times(resp *http.Response) (start, end time.Time, ok bool)
+}
+
+// Now is the time it is for the client: the wall clock's, or in a replay
+// of the checks the record's (see Config.Clock). Checks that wait for a
+// state to show, or compare a server's times with their own, ask it.
+func (c *Client) Now() time.Time {
+	if c.cfg.Clock != nil {
+		return c.cfg.Clock.Now()
+	}
+	return time.Now()
+}
+
+// Replaying says the client answers from a record (Config.Clock is set):
+// waiting for a state to show takes no time there, as the record holds
+// what the run saw after its waits.
+func (c *Client) Replaying() bool { return c.cfg.Clock != nil }
 
 // ConsecutiveFailures is the number of transport failures in a row that
 // suggest the target is not answering; any HTTP answer resets it.
@@ -340,11 +388,15 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	reqCtx := ctx
+	check := ""
+	if p := c.check.Load(); p != nil {
+		check = *p
+	}
+	reqCtx := context.WithValue(ctx, checkKey{}, check)
 	var seen *connSeen // the connection's remote address, for an observer
 	if c.cfg.Observe != nil {
 		seen = &connSeen{}
-		reqCtx = httptrace.WithClientTrace(ctx, seen.trace())
+		reqCtx = httptrace.WithClientTrace(reqCtx, seen.trace())
 	}
 	req, err := http.NewRequestWithContext(reqCtx, r.Method, target, rd)
 	if err != nil {
@@ -362,7 +414,7 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 		out.Operation, violations = c.cfg.Validator.CheckRequest(ctx, req, body)
 	}
 
-	start := time.Now()
+	start := c.Now()
 	fail := func(err error, what string) (*Response, error) {
 		kind := classify(ctxErr(ctx, err))
 		te := &TransportError{Method: r.Method, URL: c.red.String(target), Kind: kind, Err: c.red.Error(fmt.Errorf("%s%w", what, unwrapURL(err)))}
@@ -389,8 +441,14 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 		return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: KindTooLarge,
 			Err: fmt.Errorf("the response body is larger than the %d bytes the harness reads", c.cfg.MaxBody)}
 	}
-	end := time.Now()
+	end := c.Now()
+	if c.cfg.Clock != nil {
+		if s, e, ok := c.cfg.Clock.Times(resp); ok {
+			start, end = s, e
+		}
+	}
 	elapsed := end.Sub(start)
+	out.Sent = start
 	out.Status, out.Header, out.Body = resp.StatusCode, resp.Header, raw
 	if out.Operation == "" {
 		out.Operation = r.Method + " " + r.Path

@@ -47,6 +47,9 @@ type Observed struct {
 	// by the answers of a connection and must not be modified; nil when
 	// unknown (an exchange read back from a record).
 	Peer *Peer
+	// Check is the check the request was sent for ("" for the run's
+	// setup; see Client.SetCheck).
+	Check string
 }
 
 // observe hands one answer to Config.Observe.
@@ -56,7 +59,7 @@ func (c *Client) observe(r Request, req *http.Request, body []byte, out *Respons
 		Path:      c.red.String(r.Path),
 		Query:     c.red.String(tokenParam.ReplaceAllString(req.URL.RawQuery, "${1}"+c.red.Marker())),
 		Operation: out.Operation, Invalid: r.Invalid, Status: out.Status,
-		RequestBody: body, ResponseBody: out.Body,
+		RequestBody: body, ResponseBody: out.Body, Check: CheckOf(req.Context()),
 	}
 	if out.Exchange != nil {
 		o.Reproduce = out.Exchange.Curl()

@@ -28,7 +28,10 @@ const (
 	KindTooLarge Kind = "too-large" // headers or body beyond the caps the harness reads
 	KindProtocol Kind = "protocol"  // the answer was not HTTP the client could parse
 	KindCanceled Kind = "canceled"  // the caller cancelled the request (an interrupted run)
-	KindOther    Kind = "other"
+	// KindNotRecorded is a request a replay of the checks sent that the
+	// record holds no answer for (ErrNotRecorded): no target was asked.
+	KindNotRecorded Kind = "not-recorded"
+	KindOther       Kind = "other"
 )
 
 // Liveness reports whether a failure of this kind suggests the target has
@@ -41,6 +44,10 @@ func (k Kind) Liveness() bool {
 	}
 	return false
 }
+
+// ErrNotRecorded is the error of a request that a replay of the checks
+// sent and the record it replays holds no answer for.
+var ErrNotRecorded = errors.New("the record holds no answer for this request")
 
 // TransportError is a failure to exchange anything usable with the target:
 // DNS, connection, TLS, timeout, reset, an answer beyond the caps. The
@@ -83,6 +90,8 @@ func classify(err error) Kind {
 	var opErr *net.OpError
 	msg := err.Error()
 	switch {
+	case errors.Is(err, ErrNotRecorded):
+		return KindNotRecorded
 	case errors.Is(err, context.Canceled):
 		return KindCanceled
 	case errors.As(err, &dnsErr):

@@ -42,10 +42,16 @@ func concurrencySpecs(d decl) {
 			By("then both users at once, each with three writers: 6 sends, 2 edits of each of its three messages, and marking the other's three read one by one")
 			var results [2]*writes
 			var wg sync.WaitGroup
+			var texts [2][]string
+			for u := range 2 {
+				for range 6 {
+					texts[u] = append(texts[u], "concurrent "+e.Marker())
+				}
+			}
 			for u := range 2 {
 				results[u] = &writes{edits: map[string][]Message{}}
 				wg.Add(3)
-				go func() { defer wg.Done(); e.concurrentSends(u, room, 6, results[u]) }()
+				go func() { defer wg.Done(); e.concurrentSends(u, room, texts[u], results[u]) }()
 				go func() { defer wg.Done(); e.concurrentEdits(u, room, firsts[u], 2, results[u]) }()
 				go func() { defer wg.Done(); e.concurrentMarks(u, room, firsts[1-u], results[u]) }()
 			}
@@ -158,9 +164,11 @@ func (e *Env) do(u int, req client.Request, w *writes, v any) bool {
 	return true
 }
 
-func (e *Env) concurrentSends(u int, room string, n int, w *writes) {
-	for range n {
-		text := "concurrent " + e.Marker()
+// concurrentSends sends texts in turn as user u. The texts are drawn
+// before the writers start, so that a run's texts do not depend on which
+// writer asked first (a replay of the record sends the same).
+func (e *Env) concurrentSends(u int, room string, texts []string, w *writes) {
+	for _, text := range texts {
 		var m Message
 		if e.do(u, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}}, w, &m) {
 			e.noteSent(u, room, m.ID)

@@ -28,6 +28,10 @@ type Options struct {
 	Eventually time.Duration
 	// Process tells parallel Ginkgo processes apart in run markers.
 	Process int
+	// Marker, when set, is the run's marker: the word every text the run
+	// writes carries, so that its messages are told from others'. Empty,
+	// the run makes one from the clock (see NewMarker).
+	Marker string
 	// Examples is how many random requests each generated check draws per
 	// operation besides its coverage cases (0: the engine's default).
 	Examples int
@@ -93,8 +97,17 @@ func NewEnv(ctx context.Context, o Options) (*Env, error) {
 
 func newEnv(o Options, c *client.Client, d *target.Description) *Env {
 	e := &Env{Options: o, Client: c, Users: d.Users, seq: new(atomic.Int64), ctx: context.Background(), blocker: new(string), judging: new(string), gen: &generated{}}
-	e.marker = "cc" + strconv.FormatInt(time.Now().UnixNano()%1e12, 36) + "p" + strconv.Itoa(o.Process)
+	e.marker = o.Marker
+	if e.marker == "" {
+		e.marker = NewMarker(o.Process)
+	}
 	return e
+}
+
+// NewMarker makes a run marker from the clock: two runs started apart
+// write texts apart, on a server that keeps both.
+func NewMarker(process int) string {
+	return "cc" + strconv.FormatInt(time.Now().UnixNano()%1e12, 36) + "p" + strconv.Itoa(process)
 }
 
 // Unreachable reports whether err means the target could not be reached.

@@ -4,10 +4,12 @@ package conformance
 // failure message that shows the exchange.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -241,7 +243,80 @@ func (e *Env) decodeTolerant(resp *client.Response, v any) (string, bool) {
 // eventually retries f for up to the configured lag of the target.
 func (e *Env) eventually(f func(g Gomega)) {
 	GinkgoHelper()
-	Eventually(f).WithTimeout(e.Eventually).WithPolling(100 * time.Millisecond).Should(Succeed())
+	const every = 100 * time.Millisecond
+	// As Gomega's Eventually polls, but on the client's clock: a replay
+	// of the checks then asks as often as the run did, and no more (see
+	// client.Config.Clock). floor counts the waits, for a replay whose
+	// attempts send nothing.
+	start := e.Client.Now()
+	deadline, floor := start.Add(e.Eventually), start
+	for {
+		failure, at := attempt(f)
+		if failure == "" {
+			return
+		}
+		now := e.Client.Now()
+		if now.Before(floor) {
+			now = floor
+		}
+		if deadline.Sub(now) <= every {
+			Fail(fmt.Sprintf("Timed out after %.3fs.\nThe function passed to Eventually failed at %s with:\n%s", now.Sub(start).Seconds(), at, failure))
+		}
+		if !e.pause(every) {
+			Fail("Context was cancelled: " + context.Cause(e.ctx).Error())
+		}
+		floor = now.Add(every)
+	}
+}
+
+// now is the time it is for the run's client: the wall clock's, or in a
+// replay of the checks the record's (client.Client.Now).
+func (e *Env) now() time.Time { return e.Client.Now() }
+
+// waitUntil waits until t on the client's clock, and reports false when
+// the check ends first. A replay of the checks does not wait: the record
+// holds what the run saw after its wait.
+func (e *Env) waitUntil(t time.Time) bool {
+	if e.Client.Replaying() {
+		return e.ctx.Err() == nil
+	}
+	select {
+	case <-time.After(time.Until(t)):
+		return true
+	case <-e.ctx.Done():
+		return false
+	}
+}
+
+// pause waits d (see waitUntil).
+func (e *Env) pause(d time.Duration) bool { return e.waitUntil(time.Now().Add(d)) }
+
+// attemptFailed carries the failure of one attempt of eventually.
+type attemptFailed struct{ message, at string }
+
+// attempt runs f once with a Gomega of its own: the failure it asserts
+// (and where), or "" when it held. A failure through the global Fail
+// (the check's own) goes on unwinding, as under Gomega's Eventually.
+func attempt(f func(g Gomega)) (failure, at string) {
+	defer func() {
+		if r := recover(); r != nil {
+			a, ok := r.(attemptFailed)
+			if !ok {
+				panic(r)
+			}
+			failure, at = a.message, a.at
+		}
+	}()
+	g := NewGomega(func(message string, callerSkip ...int) {
+		skip := 0
+		if len(callerSkip) > 0 {
+			skip = callerSkip[0]
+		}
+		_, file, line, _ := runtime.Caller(skip + 1)
+		panic(attemptFailed{message: message, at: fmt.Sprintf("%s:%d", file, line)})
+	})
+	f(g)
+	return "", ""
 }
 
 // glance reads path as user u for a check that looks at one more place

@@ -360,7 +360,7 @@ func versioningSpecs(d decl) {
 			room := e.writeRoom()
 			text, _ := e.text()
 			m := e.send(0, room, text)
-			sentAt := time.Now()
+			sentAt := e.now()
 			newer, _ := e.text()
 			e.send(0, room, newer) // the edited message is not the newest one
 			newText := text + " (edited 🎉 ünïcödé)"
@@ -380,7 +380,7 @@ func versioningSpecs(d decl) {
 				// to the second (or a coarse clock) may show the same time.
 				// An edit more than a second later must show a later one.
 				By("editedAt is not later than sent: editing again more than a second after the send")
-				time.Sleep(time.Until(sentAt.Add(1100 * time.Millisecond)))
+				e.waitUntil(sentAt.Add(1100 * time.Millisecond))
 				again := e.edit(0, room, m.ID, text+" (edited twice)")
 				Expect(again.EditedAt).NotTo(BeNil(), "editedAt after a second edit")
 				Expect(parseTime(*again.EditedAt)).To(BeTemporally(">", parseTime(m.Sent)),
@@ -393,7 +393,7 @@ func versioningSpecs(d decl) {
 				// A short pause is enough for timestamps finer than a second; a
 				// server that shows the same time after it gets a second more.
 				for i, pause := range []time.Duration{20 * time.Millisecond, 1100 * time.Millisecond} {
-					time.Sleep(pause)
+					e.pause(pause)
 					next := e.edit(0, room, m.ID, fmt.Sprintf("%s (edited again %d)", text, i))
 					Expect(next.EditedAt).NotTo(BeNil(), "editedAt after a later edit")
 					if parseTime(*next.EditedAt).After(parseTime(prev)) {

@@ -170,7 +170,7 @@ func referenceSpecs(d decl) {
 				Skip("no organisation room to find an old message of user 1 in")
 			}
 			for _, old := range e.list(0, history, q("limit", "100")) {
-				if old.FromUser.ID == e.me(0) && time.Since(parseTime(old.Sent)) > time.Hour {
+				if old.FromUser.ID == e.me(0) && e.now().Sub(parseTime(old.Sent)) > time.Hour {
 					errorBody(e.call(0, client.Request{Method: "PUT", Path: messagesPath(history) + "/" + old.ID, Body: map[string]string{"text": "too late"}}), 400)
 					return
 				}
@@ -215,7 +215,7 @@ func referenceSpecs(d decl) {
 			reset, _ := strconv.ParseInt(second.Header.Get("X-RateLimit-Reset"), 10, 64)
 			Expect(limit).To(BeNumerically(">", 0))
 			Expect(r2).To(BeNumerically("<=", r1), "remaining did not fall")
-			Expect(time.UnixMilli(reset)).To(BeTemporally(">", time.Now().Add(-time.Second)), "reset lies in the past")
+			Expect(time.UnixMilli(reset)).To(BeTemporally(">", e.now().Add(-time.Second)), "reset lies in the past")
 		})
 
 		d.it("answers 400 to plain http on the HTTPS port", reqs("REF-TLS-PLAIN"), func(e *Env) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -159,7 +158,7 @@ func roomSpecs(d decl) {
 			var hid *client.Response
 			e.verifies("ROOM-HIDE", func() { // the entry's shape was judged above; the rest is the hide's
 				hid = e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room})
-				settled := time.Now().Add(e.Eventually) // by then every read shows the hide
+				settled := e.now().Add(e.Eventually) // by then every read shows the hide
 				e.expectSuccess(hid)
 				e.eventually(func(g Gomega) {
 					g.Expect(idSetRooms(e.rooms(0, "rooms"))).NotTo(HaveKey(room), "the hidden room %s is still in user 1's rooms list", room)
@@ -171,8 +170,8 @@ func roomSpecs(d decl) {
 				var after map[string]bool
 				for read := 0; read < 5; read++ {
 					after = idSetRooms(e.rooms(0, "rooms"))
-					if after[room] && time.Now().Before(settled) {
-						time.Sleep(time.Until(settled))
+					if after[room] && e.now().Before(settled) {
+						e.waitUntil(settled)
 						read--
 						continue
 					}

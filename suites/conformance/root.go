@@ -170,14 +170,12 @@ func (e *Env) probeRoot() {
 	}
 	got := map[string]seen{}
 	pending := order
-	deadline := time.Now().Add(e.Eventually)
+	deadline := e.now().Add(e.Eventually)
 	// Three reads at most: one now, and two once the lag has passed (a
 	// read that misses one time in a few is not taken for a loss).
 	for round := 0; round < 3 && len(pending) > 0; round++ {
 		if round == 1 {
-			select { // a run that is stopped does not wait out the lag
-			case <-time.After(time.Until(deadline)):
-			case <-e.ctx.Done():
+			if !e.waitUntil(deadline) { // a run that is stopped does not wait out the lag
 				return
 			}
 		}
@@ -337,7 +335,7 @@ func (e *Env) probeUnreadGround() {
 		}
 		return slices.Contains(un.Chat, sent.ID), true
 	}
-	deadline := time.Now().Add(e.Eventually)
+	deadline := e.now().Add(e.Eventually)
 	for {
 		in, ok := listed()
 		if !ok {
@@ -346,12 +344,10 @@ func (e *Env) probeUnreadGround() {
 		if in {
 			break
 		}
-		if time.Now().After(deadline) {
+		if e.now().After(deadline) {
 			return // never listed: the unread checks judge that
 		}
-		select {
-		case <-time.After(100 * time.Millisecond):
-		case <-e.ctx.Done():
+		if !e.pause(100 * time.Millisecond) {
 			return
 		}
 	}

@@ -568,14 +568,16 @@ const settlePoll = 200 * time.Millisecond
 // settle reads the state of a case until two reads in a row agree, for at
 // most Config.Settle; ok is false when it kept moving.
 func (e *Engine) settle(ctx context.Context, cs *testCase) (s snapshot, ok bool, err error) {
-	deadline := time.Now().Add(e.cfg.Settle)
+	deadline := e.cfg.Client.Now().Add(e.cfg.Settle)
 	prev, err := e.state(ctx, cs, true)
 	if err != nil {
 		return prev, false, err
 	}
 	for {
-		if err := sleep(ctx, settlePoll); err != nil {
-			return prev, false, err
+		if !e.cfg.Client.Replaying() { // a replay's record holds what the run read after its waits
+			if err := sleep(ctx, settlePoll); err != nil {
+				return prev, false, err
+			}
 		}
 		cur, err := e.state(ctx, cs, true)
 		if err != nil {
@@ -584,7 +586,7 @@ func (e *Engine) settle(ctx context.Context, cs *testCase) (s snapshot, ok bool,
 		if changed(prev, cur) == "" {
 			return cur, true, nil
 		}
-		if time.Now().After(deadline) {
+		if e.cfg.Client.Now().After(deadline) {
 			return cur, false, nil
 		}
 		prev = cur

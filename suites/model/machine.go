@@ -188,7 +188,7 @@ func (m *machine) now() time.Time {
 	if !m.readAt.IsZero() {
 		return m.readAt
 	}
-	return time.Now()
+	return m.cfg.Client.Now()
 }
 
 // check applies a statement of requirement req: when ok is false the
@@ -256,13 +256,13 @@ func (m *machine) user(o op) int { return o.User % len(m.cfg.Users) }
 func (m *machine) do(u int, r client.Request) *client.Response {
 	r.Token = m.cfg.Users[u].Token
 	m.readAt = time.Time{}
-	if r.Method == http.MethodGet {
-		m.readAt = time.Now()
-	}
 	resp, err := m.cfg.Client.Do(m.ctx, r)
 	m.reqs++
 	if err != nil {
 		panic(aborted{err})
+	}
+	if r.Method == http.MethodGet {
+		m.readAt = resp.Sent
 	}
 	// Only answers the model reads the body of: a refused request's status
 	// is its own statement's to judge first, and the answers to marking
@@ -630,11 +630,17 @@ func (m *machine) readOp(o op) {
 // a mismatch the lag may explain sends it round again, at most until the
 // lag has passed since the write, when the mismatch is a violation.
 func (m *machine) settle(o op) {
-	m.settleStart = time.Now()
+	m.settleStart = m.cfg.Client.Now()
 	defer func() { m.settleStart = time.Time{} }()
 	for {
 		if m.read(o) {
 			return
+		}
+		if m.ctx.Err() != nil {
+			panic(aborted{m.ctx.Err()})
+		}
+		if m.cfg.Client.Replaying() {
+			continue // the record holds what the run read after its waits
 		}
 		select {
 		case <-m.ctx.Done():
@@ -1262,7 +1268,7 @@ func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, pag
 	if limit > 0 {
 		m.check("PAGE-LIMIT", len(page) <= limit, "%s holds %d messages", what, len(page))
 	}
-	now, shownAt := m.now(), time.Now() // shown by the time the answer came back
+	now, shownAt := m.now(), m.cfg.Client.Now() // shown by the time the answer came back
 	for _, w := range page {
 		if _, foreign := m.foreignOf(w); foreign {
 			continue // not the write room's (see notForeign), whatever this run judges

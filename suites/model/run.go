@@ -257,8 +257,8 @@ func shrink(ctx context.Context, cfg *Config, ops []op, m *machine, v violation,
 		f.Intermittent = true
 		return f
 	}
-	spent, deadline := 0, time.Now().Add(cfg.ShrinkTime)
-	more := func() bool { return spent < cfg.ShrinkBudget && time.Now().Before(deadline) }
+	spent, deadline := 0, cfg.Client.Now().Add(cfg.ShrinkTime)
+	more := func() bool { return spent < cfg.ShrinkBudget && cfg.Client.Now().Before(deadline) }
 	for chunk := len(best) / 2; chunk >= 1 && more(); {
 		removed := false
 		for start := 0; start+chunk <= len(best) && more(); {

@@ -34,6 +34,7 @@ import (
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/target"
 )
 
 // Format names the layout of a record; a reader refuses any other.
@@ -78,6 +79,40 @@ type Header struct {
 	// Without them, the rules that read a header (the Content-Type of an
 	// answer) cannot be judged from the record: see Unsupported.
 	ResponseHeaders bool `json:"responseHeaders"`
+	// Marker is the run's marker, the word its texts carry (see
+	// conformance.Options.Marker): a replay of the checks writes the same
+	// texts with it. Empty in a record written before it was kept.
+	Marker string `json:"marker,omitempty"`
+	// Described is the target as the run was given it, before discovery,
+	// without its tokens (each user's token is empty) or its CA file, its
+	// base URL redacted. Nil for the bundled server, whose seed names its
+	// world, and in a record written before it was kept.
+	Described *target.Description `json:"described,omitempty"`
+	// Checks is how the run chose and drew its checks; nil in a record
+	// written before it was kept. A replay of the checks runs the same.
+	Checks *CheckOptions `json:"checks,omitempty"`
+}
+
+// CheckOptions are the options of a run that decide which checks run and
+// what they send: a replay of the checks needs the same.
+type CheckOptions struct {
+	LabelFilter    string `json:"labelFilter,omitempty"`
+	Focus          string `json:"focus,omitempty"`
+	Examples       int    `json:"examples,omitempty"`
+	ModelSequences int    `json:"modelSequences,omitempty"`
+	Parallel       int    `json:"parallel,omitempty"`
+}
+
+// Describe is d as a record keeps it (see Header.Described).
+func Describe(d *target.Description, red *client.Redactor) *target.Description {
+	if d == nil {
+		return nil
+	}
+	out := &target.Description{BaseURL: red.String(d.BaseURL), Rooms: d.Rooms, WriteRoom: d.WriteRoom, HideRoom: d.HideRoom}
+	for _, u := range d.Users {
+		out.Users = append(out.Users, target.User{Name: u.Name, ID: u.ID, Username: u.Username, PrivateReposGranted: u.PrivateReposGranted})
+	}
+	return out
 }
 
 // Digests are SHA-256 digests (hex) of what a run is judged by.
@@ -166,6 +201,10 @@ type Exchange struct {
 	RequestSize, ResponseSize int64
 	RequestCut, ResponseCut   bool
 	Reproduce                 string
+	// Check names the check the request was sent for ("" for the run's
+	// setup, and in a record written before it was kept): a replay of the
+	// checks answers each check from its own exchanges.
+	Check string
 }
 
 // Trailer is the last line of a record.
@@ -198,6 +237,7 @@ type line struct {
 	RequestBody    *body       `json:"requestBody,omitempty"`
 	ResponseBody   *body       `json:"responseBody,omitempty"`
 	Reproduce      string      `json:"reproduce,omitempty"`
+	Check          string      `json:"check,omitempty"`
 }
 
 // body holds a body as text when it is UTF-8, else in base64.
@@ -240,13 +280,13 @@ func (x *Exchange) line() line {
 	return line{Kind: KindExchange, N: x.N, Start: int64(x.Start), End: int64(x.End), User: x.User, Method: x.Method, Path: x.Path,
 		Query: x.Query, Operation: x.Operation, Invalid: x.Invalid, Status: x.Status, RequestHeader: x.RequestHeader,
 		ResponseHeader: x.ResponseHeader, RequestBody: encodeBody(x.RequestBody, x.RequestSize, x.RequestCut),
-		ResponseBody: encodeBody(x.ResponseBody, x.ResponseSize, x.ResponseCut), Reproduce: x.Reproduce}
+		ResponseBody: encodeBody(x.ResponseBody, x.ResponseSize, x.ResponseCut), Reproduce: x.Reproduce, Check: x.Check}
 }
 
 func (l *line) exchange() (*Exchange, error) {
 	x := &Exchange{N: l.N, Start: time.Duration(l.Start), End: time.Duration(l.End), User: l.User, Method: l.Method, Path: l.Path,
 		Query: l.Query, Operation: l.Operation, Invalid: l.Invalid, Status: l.Status, RequestHeader: l.RequestHeader,
-		ResponseHeader: l.ResponseHeader, Reproduce: l.Reproduce}
+		ResponseHeader: l.ResponseHeader, Reproduce: l.Reproduce, Check: l.Check}
 	var err error
 	if x.RequestBody, x.RequestSize, x.RequestCut, err = l.RequestBody.decode(); err != nil {
 		return nil, fmt.Errorf("exchange %d: request body: %w", l.N, err)

@@ -22,8 +22,8 @@ func newClient(d *target.Description, cfg Config, rec *client.Recorder, hist *hi
 		return nil, err
 	}
 	rt := cc.HTTP.Transport
-	if cfg.wrap != nil {
-		rt = cfg.wrap(rt)
+	if cfg.Wrap != nil {
+		rt = cfg.Wrap(rt)
 	}
 	cc.HTTP.Transport = ctl.transport(rt)
 	doc, err := spec.Load(cfg.Profile)
@@ -33,7 +33,7 @@ func newClient(d *target.Description, cfg Config, rec *client.Recorder, hist *hi
 	if cc.Validator, err = doc.NewValidator(d.MountPath()); err != nil {
 		return nil, err
 	}
-	cc.Timeout, cc.Recorder, cc.Rate = cfg.Timeout, rec, cfg.Rate
+	cc.Timeout, cc.Recorder, cc.Rate, cc.Clock = cfg.Timeout, rec, cfg.Rate, cfg.Clock
 	cc.Observe = observers(cfg.Observe, hist)
 	// Generated checks send altered tokens; they reveal most of a real one.
 	var tokens []string

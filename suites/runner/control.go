@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/chatrooms/conformance/suites/client"
 )
 
 // halt is why a run stopped before judging every selected check, and the
@@ -37,6 +39,16 @@ type control struct {
 	wire        sync.Mutex
 	sent, waits int64
 	inFlight    int
+	// unrecorded is how many requests a replay of the checks sent that
+	// the record held no answer for (client.ErrNotRecorded).
+	unrecorded int64
+}
+
+// unrecordedCount is control.unrecorded.
+func (c *control) unrecordedCount() int64 {
+	c.wire.Lock()
+	defer c.wire.Unlock()
+	return c.unrecorded
 }
 
 // counts returns how many requests were sent, and how many of them waited
@@ -112,6 +124,11 @@ func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
 		detach := context.AfterFunc(c.ctx, cancel)
 		resp, err := rt.RoundTrip(req.WithContext(ctx))
 		if err != nil {
+			if errors.Is(err, client.ErrNotRecorded) {
+				c.wire.Lock()
+				c.unrecorded++
+				c.wire.Unlock()
+			}
 			detach()
 			cancel()
 			over()

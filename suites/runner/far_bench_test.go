@@ -55,7 +55,7 @@ const (
 // 1, chatconform's default --timeout, --eventually, --max-time and
 // --check-timeout), with every answer held back by a delay before the
 // harness sees it: a transport beneath the run's client sleeps for the
-// delay after each answer's headers arrive (Config.wrap; nothing else of
+// delay after each answer's headers arrive (Config.Wrap; nothing else of
 // the run changes, and connection set-up is not delayed, where a real far
 // server costs one or two more round trips per new connection). One
 // sub-benchmark per delay, named by it (BenchmarkFarRun/50ms); the delays
@@ -313,7 +313,7 @@ func farRunChild(delay, parallel, out string) int {
 		GinkgoOut:      io.Discard,
 		SuiteConfig:    sc,
 		ReporterConfig: rc,
-		wrap:           w.wrap,
+		Wrap:           w.wrap,
 	}
 	start := time.Now()
 	res, err := s.Run(context.Background(), cfg, &farFail{})

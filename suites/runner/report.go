@@ -122,6 +122,10 @@ type CheckResult struct {
 	// 503 answers waited out count once each), its clean-up and a liveness
 	// probe the run sent before it included.
 	Requests int `json:"requests,omitempty"`
+	// NotRecorded is set in a replay of the checks (chatconform replay
+	// --checks): how many of the check's requests the record held no
+	// answer for. Its verdict is then not re-derived from the record.
+	NotRecorded int `json:"notRecorded,omitempty"`
 	// whole is the check's own outcome where Outcome is its outcome for one
 	// requirement (see outcomeFor).
 	whole Outcome
@@ -264,12 +268,15 @@ func dropEchoes(byID map[string][]CheckResult) {
 // countRequests gives each check's rows the requests the check sent and
 // how many of them it waited for in turn (by check name); rows of judges
 // and failures on the way keep none.
-func (r *Result) countRequests(sent, waits map[string]int) {
+func (r *Result) countRequests(sent, waits, unrecorded map[string]int) {
 	for i := range r.Requirements {
 		for j := range r.Requirements[i].Checks {
 			c := &r.Requirements[i].Checks[j]
 			if c.of == "" {
 				c.Requests, c.waits = sent[c.Name], waits[c.Name]
+			}
+			if n := unrecorded[c.Name]; n > 0 {
+				c.NotRecorded = n
 			}
 		}
 	}

@@ -71,6 +71,11 @@ type runState struct {
 	requests, waits map[string]int
 	counting        bool
 	from, fromWaits int64
+	// unrecorded is, by check name, how many of its requests a replay of
+	// the checks could not answer from the record (see control.unrecorded);
+	// fromUnrecorded is the control's count at the gate.
+	unrecorded     map[string]int
+	fromUnrecorded int64
 }
 
 // Prepare declares the checks to Ginkgo, with the runner's own nodes: a
@@ -89,6 +94,9 @@ func Prepare(specTimeout time.Duration) *Suite {
 			if s.run != nil && s.run.counting && r.LeafNodeType == types.NodeTypeIt {
 				sent, waits := s.run.ctl.counts()
 				s.run.requests[r.FullText()], s.run.waits[r.FullText()] = int(sent-s.run.from), int(waits-s.run.fromWaits)
+				if n := s.run.ctl.unrecordedCount() - s.run.fromUnrecorded; n > 0 {
+					s.run.unrecorded[r.FullText()] = int(n)
+				}
 				s.run.counting = false
 			}
 			if s.run != nil && s.run.progress != nil && r.LeafNodeType == types.NodeTypeIt && s.run.selected[r.FullText()] {
@@ -121,6 +129,8 @@ func (s *Suite) gate() {
 	}
 	run.counting = true
 	run.from, run.fromWaits = run.ctl.counts()
+	run.fromUnrecorded = run.ctl.unrecordedCount()
+	run.client.SetCheck(ginkgo.CurrentSpecReport().FullText())
 	if reason, _ := run.ctl.stopped(); reason != "" {
 		ginkgo.AddReportEntry(entryNotRun, reason)
 		ginkgo.Skip("not run: " + reason)
@@ -261,6 +271,9 @@ type Config struct {
 	Rate float64
 	// Process tells parallel Ginkgo processes apart in run markers.
 	Process int
+	// Marker is the run's marker in the texts it writes ("": one made from
+	// the clock); a replay of a record gives the record's.
+	Marker string
 	// Out receives the run's progress and summary (may be nil), redacted.
 	Out io.Writer
 	// Live says Out is a terminal: progress is one line rewritten in place.
@@ -294,10 +307,13 @@ type Config struct {
 	// at once (0: the engine's default; 1: one at a time, as without
 	// concurrency).
 	Parallel int
-	// wrap, when set, wraps the transport of the run's HTTP client, beneath
+	// Wrap, when set, wraps the transport of the run's HTTP client, beneath
 	// the run's own control: a test's hook to delay answers or watch the
 	// wire (the far-server benchmark). No flag sets it.
-	wrap func(http.RoundTripper) http.RoundTripper
+	Wrap func(http.RoundTripper) http.RoundTripper
+	// Clock, when set, is the clock of the run's client (see
+	// client.Config.Clock): a replay of the checks gives the record's.
+	Clock client.Clock
 	// Observe, when not nil, sees every exchange of the run (preflight,
 	// discovery and checks) with its whole bodies, as the client reports
 	// them (see client.Observed), besides the run's own history checker.
@@ -414,7 +430,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		selected[c.Name] = true
 	}
 	s.run = &runState{ctl: ctl, client: c, token: d.Users[0].Token, timeout: cfg.Timeout, selected: selected,
-		progress: newProgress(out, checks, JudgeCount, cfg.Live), requests: map[string]int{}, waits: map[string]int{}}
+		progress: newProgress(out, checks, JudgeCount, cfg.Live), requests: map[string]int{}, waits: map[string]int{}, unrecorded: map[string]int{}}
 	defer func() { s.run = nil }()
 
 	var report types.Report
@@ -452,7 +468,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	selected[HistoryCheck], selected[DocumentCheck] = true, true // counted among the run's checks
 	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec, extra)
 	res.Judges = judges(extra)
-	res.countRequests(s.run.requests, s.run.waits)
+	res.countRequests(s.run.requests, s.run.waits, s.run.unrecorded)
 	res.setupRequests, res.setupWaits = int(setupRequests), int(setupWaits)
 	res.tally(selected)
 	for _, j := range res.Judges {
@@ -478,7 +494,7 @@ func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c 
 // bundled server (no target named) has no writer but the run: SoleWriter.
 func envOptions(cfg Config, d *target.Description, c *client.Client) conformance.Options {
 	return conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
-		Eventually: cfg.Eventually, Process: cfg.Process, Client: c,
+		Eventually: cfg.Eventually, Process: cfg.Process, Marker: cfg.Marker, Client: c,
 		Examples: cfg.Examples, ModelSequences: cfg.ModelSequences, Parallel: cfg.Parallel, SoleWriter: cfg.bundled}
 }
 
