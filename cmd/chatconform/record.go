@@ -233,6 +233,13 @@ func printVerifyHint(w io.Writer, st *attest.Statement, f *recordFlags, checks *
 	if len(why) == 0 {
 		fmt.Fprintln(w, "  (no flag needed: verify re-derives every verdict of this run from the record)")
 	}
+	for i, d := range exp.Trusted {
+		if i == 10 {
+			fmt.Fprintf(w, "  ... and %d more not re-derived\n", len(exp.Trusted)-i)
+			break
+		}
+		fmt.Fprintf(w, "  not re-derived: %s %s: %s\n", d.ID, d.Verdict, d.How)
+	}
 	if len(exp.Problems) > 0 {
 		// The run's own claim, contradicted by its own record: a replay
 		// that goes another way than the run (a check that reads the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -290,5 +291,58 @@ func TestAnEditToSpareBase64BitsIsCaught(t *testing.T) {
 	bad := bytes.Replace(env, []byte(e.Payload), []byte(edited), 1)
 	if v := f.verify(t, bad, false); v.OK() {
 		t.Fatal("an edit to the payload's spare bits passes")
+	}
+}
+
+// With a replay of the run's checks against the record (Options.Checks),
+// every verdict it reaches again is re-derived, so nothing is taken on
+// trust; a verdict whose checks asked for what the record does not hold
+// is not; a PASS the replay fails is a claim the record contradicts,
+// unless another harness version replayed (its checks may differ); and a
+// replay that could not be made leaves the record's judges alone.
+func TestAReplayOfTheChecksRederivesWhatItReaches(t *testing.T) {
+	f := newFixture(t)
+	env := f.sign(t, f.statement(t))
+	claimed := map[string]string{"UNREAD-READBY": "FAIL", "PAGE-UNIQUE": "FAIL", "MSG-SHAPE": "PASS", "USER-SHAPE": "PASS"}
+	replay := func(verdicts map[string]string, unanswered map[string]int, version string) *Verified {
+		t.Helper()
+		v, err := Verify(t.Context(), env, f.pub, Options{Record: f.recordPath, Version: "test", Policy: Policy{MinJudged: &MinJudged{Text: "4", Count: 4}},
+			Checked: everyCheck, Checks: &CheckReplay{Verdicts: verdicts, Unanswered: unanswered, Version: version}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+
+	v := replay(claimed, nil, "test")
+	if !v.OK() || len(v.Trusted) != 0 || !slices.Equal(sortedIDs(v.Rederived), []string{"MSG-SHAPE", "PAGE-UNIQUE", "UNREAD-READBY", "USER-SHAPE"}) {
+		t.Errorf("the same verdicts: problems %v, refused %v, re-derived %v, trusted %v", v.Problems, v.Refused, v.Rederived, v.Trusted)
+	}
+
+	v = replay(claimed, map[string]int{"USER-SHAPE": 2}, "test")
+	if v.OK() || !slices.Equal(ids(v.Trusted), []string{"USER-SHAPE"}) || !strings.Contains(v.Trusted[0].How, "asked 2 requests the record holds no answer for") ||
+		!slices.Equal(flags(v.Refused), []string{FlagAcceptSigned}) || len(v.Problems) > 0 {
+		t.Errorf("a check that asked what the record lacks: problems %v, refused %v, trusted %v", v.Problems, v.Refused, v.Trusted)
+	}
+
+	failed := maps.Clone(claimed)
+	failed["MSG-SHAPE"] = "FAIL"
+	v = replay(failed, nil, "test")
+	if v.OK() || len(v.Problems) != 1 || !strings.Contains(v.Problems[0], "replaying the run's checks against the record fails MSG-SHAPE; the statement says PASS") {
+		t.Errorf("a PASS the replay fails: problems %v", v.Problems)
+	}
+	v = replay(failed, map[string]int{"MSG-SHAPE": 1}, "test")
+	if len(v.Problems) > 0 || !slices.Contains(ids(v.Trusted), "MSG-SHAPE") {
+		t.Errorf("a FAIL reached with requests the record lacks is no contradiction: problems %v, trusted %v", v.Problems, v.Trusted)
+	}
+	v = replay(failed, nil, "other")
+	if len(v.Problems) > 0 || !slices.Contains(ids(v.Trusted), "MSG-SHAPE") {
+		t.Errorf("another version's checks: problems %v, trusted %v", v.Problems, v.Trusted)
+	}
+
+	v, err := Verify(t.Context(), env, f.pub, Options{Record: f.recordPath, Version: "test", Policy: lenient, Checked: everyCheck,
+		Checks: &CheckReplay{Err: "the replay of the checks wrote no report"}})
+	if err != nil || !v.OK() || !slices.Equal(sortedIDs(v.Rederived), []string{"PAGE-UNIQUE", "UNREAD-READBY"}) {
+		t.Errorf("no replay of the checks: %v, re-derived %v", err, v.Rederived)
 	}
 }

@@ -470,12 +470,20 @@ func (v *Verified) coverage(p *Predicate) {
 }
 
 // derive sorts the judged verdicts into those the replay of the record
-// re-derived and those it did not. A FAIL (or KNOWN) is re-derived when
-// the record shows the requirement broken by the server. A PASS is
-// re-derived when the replay judged the requirement (the document or the
+// re-derived and those it did not.
+//
+// With a replay of the run's checks (checks), a verdict is re-derived
+// when the checks, run again with every request answered from the
+// record, reach it again and asked nothing the record does not hold; a
+// PASS or an unjudged verdict they fail without asking anything the record
+// lacks is a claim the record contradicts (with the run's harness
+// version: another version's checks may differ).
+//
+// Without one, only the record's own judges count: a FAIL (or KNOWN) is
+// re-derived when the record shows the requirement broken by the server;
+// a PASS when the replay judged the requirement (the document or the
 // history checker can find it broken), found no contradiction in it, and
-// no check of this build judges it: a check's PASS rests on what it
-// asserted while it ran, which the record does not judge again.
+// no check of this build judges it.
 func (v *Verified) derive(p *Predicate, checked func(string) bool, checks *CheckReplay) {
 	var broken map[string]bool
 	judgeable := map[string]bool{}
@@ -501,6 +509,9 @@ func (v *Verified) derive(p *Predicate, checked func(string) bool, checks *Check
 		}
 	}
 	cr := checks
+	if cr != nil && cr.Err != "" && broken != nil {
+		v.Notes = append(v.Notes, "the run's checks could not be run again against the record, so only the document and history verdicts are re-derived: "+cr.Err)
+	}
 	if cr != nil && (broken == nil || cr.Err != "") {
 		cr = nil
 	}

@@ -321,7 +321,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		if resp.Status != http.StatusTooManyRequests && resp.Status != http.StatusServiceUnavailable {
 			return resp, nil
 		}
-		wait := retryAfter(resp.Header, time.Now())
+		wait := retryAfter(resp.Header, c.Now())
 		if wait == 0 {
 			wait = backoff(attempt)
 		}
@@ -332,12 +332,14 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 			}
 			return nil, ue
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: classify(ctx.Err()), Err: c.red.Error(ctx.Err())}
-		case <-t.C:
+		if !c.Replaying() { // the record holds what came after the wait
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: classify(ctx.Err()), Err: c.red.Error(ctx.Err())}
+			case <-t.C:
+			}
 		}
 		waited += wait
 	}
