@@ -291,3 +291,27 @@ func TestVerifyRederivesEveryVerdictOfADefaultRun(t *testing.T) {
 	says(t, "the default run", code, 0, out, fmt.Sprintf("re-derived from the record: %d of %d verdicts", rep.Coverage.Judged, rep.Coverage.Judged),
 		"taken on trust (signed, not re-derived): 0", "OK: ")
 }
+
+// The same holds for runs that fail: against a server with a planted
+// defect that generated requests find (their cases sent several at once)
+// and one that needs the lag waited out, the whole core profile's
+// verdicts, FAILs and BLOCKEDs included, are each re-derived.
+func TestVerifyRederivesEveryVerdictOfAFailingRun(t *testing.T) {
+	for _, fault := range []string{"GEN-VALID-ANSWER/ignores-input", "MSG-SEND-STORED/stale-derived"} {
+		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
+			desc := filepath.Join(t.TempDir(), "fault.json")
+			stop, err := planted.Serve(fault, 3, desc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(stop)
+			a := attestedRun(t, "--target", desc, "--seed", "3", "--eventually", "1s")
+			if a.code != 1 {
+				t.Fatalf("the planted defect was not found: exit %d\n%s", a.code, a.out)
+			}
+			code, out := a.verifyCmd(t, a.att, "--min-judged", "1%")
+			says(t, fault, code, 0, out, "taken on trust (signed, not re-derived): 0", ": exit code 1\n", "OK: ")
+		})
+	}
+}
