@@ -166,6 +166,17 @@ func rederive(ctx context.Context, path string, reports [3]string, stdout, stder
 		}
 		fmt.Fprintf(stdout, "  not in the record: %s\n", m.Request)
 	}
+	for i, x := range cas.Left() {
+		if i == 5 {
+			fmt.Fprintf(stdout, "  ... and %d more\n", unserved-i)
+			break
+		}
+		check := x.Check
+		if check == "" {
+			check = "the run's setup"
+		}
+		fmt.Fprintf(stdout, "  not asked for: exchange %d, %s %s (%s)\n", x.N, x.Method, x.Path, check)
+	}
 	if res == nil {
 		return exitHarness
 	}

@@ -23,6 +23,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -82,9 +83,10 @@ type Response struct {
 	// Attempts is how many times the request was sent (more than 1 after
 	// 429 or 503 answers were waited out).
 	Attempts int
-	// Sent is when the answered attempt was handed to the transport, on
-	// the client's clock (see Client.Now).
-	Sent time.Time
+	// Sent is when the answered attempt was handed to the transport, and
+	// Read when its whole answer had been read (in a replay of the checks,
+	// the record's times: see Config.Clock).
+	Sent, Read time.Time
 	red  *Redactor
 }
 
@@ -180,6 +182,11 @@ type Client struct {
 	fails   atomic.Int64 // transport failures in a row
 	peers   atomic.Pointer[peerMemo]
 	check   atomic.Pointer[string] // the check under way (SetCheck)
+
+	times   sync.Mutex
+	done    int64          // exchanges completed
+	sent    [256]time.Time // when the latest of them were sent, by number
+	lastEnd time.Time      // the latest end of one
 }
 
 // SetCheck names the check whose requests the client sends from now on
@@ -247,14 +254,59 @@ type Clock interface {
 	Times(resp *http.Response) (start, end time.Time, ok bool)
 }
 
-// Now is the time it is for the client: the wall clock's, or in a replay
-// of the checks the record's (see Config.Clock). Checks that wait for a
-// state to show, or compare a server's times with their own, ask it.
+// Now is the time it is for the client: when the latest answer it read
+// had been read (the latest end of an exchange), or before any, the wall
+// clock's (in a replay of the checks, the record's: see Config.Clock).
+// Checks that wait for a state to show, or compare a server's times with
+// their own, ask it: a run and a replay of its record then decide alike,
+// on the times the record keeps, and a replay asks as often as the run
+// did.
 func (c *Client) Now() time.Time {
+	c.times.Lock()
+	defer c.times.Unlock()
+	if !c.lastEnd.IsZero() {
+		return c.lastEnd
+	}
+	return c.wall()
+}
+
+// wall is the clock exchanges are timed by: the wall clock, or a
+// replay's (Config.Clock).
+func (c *Client) wall() time.Time {
 	if c.cfg.Clock != nil {
 		return c.cfg.Clock.Now()
 	}
 	return time.Now()
+}
+
+// Exchanges is how many exchanges the client has completed (an answer
+// read); SentAfter(Exchanges()) is then when the next one was sent.
+func (c *Client) Exchanges() int64 {
+	c.times.Lock()
+	defer c.times.Unlock()
+	return c.done
+}
+
+// SentAfter is when the first exchange completed after the first mark
+// ones was sent, if there was one (and it is among the latest 256).
+func (c *Client) SentAfter(mark int64) (time.Time, bool) {
+	c.times.Lock()
+	defer c.times.Unlock()
+	if c.done <= mark || c.done-mark > int64(len(c.sent)) {
+		return time.Time{}, false
+	}
+	return c.sent[(mark+1)%int64(len(c.sent))], true
+}
+
+// completed notes an exchange's times (see Now and SentAfter).
+func (c *Client) completed(sent, end time.Time) {
+	c.times.Lock()
+	defer c.times.Unlock()
+	c.done++
+	c.sent[c.done%int64(len(c.sent))] = sent
+	if end.After(c.lastEnd) {
+		c.lastEnd = end
+	}
 }
 
 // Replaying says the client answers from a record (Config.Clock is set):
@@ -416,7 +468,7 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 		out.Operation, violations = c.cfg.Validator.CheckRequest(ctx, req, body)
 	}
 
-	start := c.Now()
+	start := c.wall()
 	fail := func(err error, what string) (*Response, error) {
 		kind := classify(ctxErr(ctx, err))
 		te := &TransportError{Method: r.Method, URL: c.red.String(target), Kind: kind, Err: c.red.Error(fmt.Errorf("%s%w", what, unwrapURL(err)))}
@@ -443,14 +495,15 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 		return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: KindTooLarge,
 			Err: fmt.Errorf("the response body is larger than the %d bytes the harness reads", c.cfg.MaxBody)}
 	}
-	end := c.Now()
+	end := c.wall()
 	if c.cfg.Clock != nil {
 		if s, e, ok := c.cfg.Clock.Times(resp); ok {
 			start, end = s, e
 		}
 	}
+	c.completed(start, end)
 	elapsed := end.Sub(start)
-	out.Sent = start
+	out.Sent, out.Read = start, end
 	out.Status, out.Header, out.Body = resp.StatusCode, resp.Header, raw
 	if out.Operation == "" {
 		out.Operation = r.Method + " " + r.Path

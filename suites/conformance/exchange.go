@@ -244,14 +244,23 @@ func (e *Env) decodeTolerant(resp *client.Response, v any) (string, bool) {
 func (e *Env) eventually(f func(g Gomega)) {
 	GinkgoHelper()
 	const every = 100 * time.Millisecond
-	// As Gomega's Eventually polls, but on the client's clock: a replay
-	// of the checks then asks as often as the run did, and no more (see
-	// client.Config.Clock). floor counts the waits, for a replay whose
-	// attempts send nothing.
+	// As Gomega's Eventually polls, but on the times of the exchanges
+	// (client.Client.Now): from when the first attempt's first request was
+	// sent to the end of the latest answer. A replay of the checks, whose
+	// times are the record's, then asks exactly as often as the run did
+	// (see client.Config.Clock). floor counts the waits, for attempts that
+	// send nothing.
+	mark := e.Client.Exchanges()
 	start := e.Client.Now()
-	deadline, floor := start.Add(e.Eventually), start
-	for {
+	var deadline, floor time.Time
+	for first := true; ; first = false {
 		failure, at := attempt(f)
+		if first {
+			if sent, ok := e.Client.SentAfter(mark); ok {
+				start = sent
+			}
+			deadline, floor = start.Add(e.Eventually), start
+		}
 		if failure == "" {
 			return
 		}

@@ -319,6 +319,10 @@ func redactHeader(red *client.Redactor, h http.Header) http.Header {
 // list.
 type snapshot struct {
 	reads []stateRead
+	// sent is when its first read was sent, read when its last answer had
+	// been read (client.Response): settle waits on these, so that a
+	// replay of the checks reads as often as the run did.
+	sent, read time.Time
 }
 
 type stateRead struct {
@@ -371,11 +375,13 @@ func (e *Engine) state(ctx context.Context, cs *testCase, fresh bool) (snapshot,
 	// are all answered, so they may be in flight together: the state is
 	// the same one whichever answers first. In turn when Parallel is 1.
 	values := make([]string, len(reads))
+	sent, got := make([]time.Time, len(reads)), make([]time.Time, len(reads))
 	err := e.inTurnsOf(ctx, len(reads), func(i int) error {
 		resp, err := e.read(ctx, reads[i].r)
 		if err != nil {
 			return err
 		}
+		sent[i], got[i] = resp.Sent, resp.Read
 		values[i] = fmt.Sprint(resp.Status)
 		if resp.Status == 200 {
 			values[i] += " " + reads[i].project(resp.Body)
@@ -388,6 +394,12 @@ func (e *Engine) state(ctx context.Context, cs *testCase, fresh bool) (snapshot,
 			break
 		}
 		s.reads = append(s.reads, stateRead{r.what, values[i]})
+		if s.sent.IsZero() || sent[i].Before(s.sent) {
+			s.sent = sent[i]
+		}
+		if got[i].After(s.read) {
+			s.read = got[i]
+		}
 	}
 	if err != nil {
 		return s, err
@@ -568,11 +580,11 @@ const settlePoll = 200 * time.Millisecond
 // settle reads the state of a case until two reads in a row agree, for at
 // most Config.Settle; ok is false when it kept moving.
 func (e *Engine) settle(ctx context.Context, cs *testCase) (s snapshot, ok bool, err error) {
-	deadline := e.cfg.Client.Now().Add(e.cfg.Settle)
 	prev, err := e.state(ctx, cs, true)
 	if err != nil {
 		return prev, false, err
 	}
+	deadline := prev.sent.Add(e.cfg.Settle)
 	for {
 		if !e.cfg.Client.Replaying() { // a replay's record holds what the run read after its waits
 			if err := sleep(ctx, settlePoll); err != nil {
@@ -586,7 +598,7 @@ func (e *Engine) settle(ctx context.Context, cs *testCase) (s snapshot, ok bool,
 		if changed(prev, cur) == "" {
 			return cur, true, nil
 		}
-		if e.cfg.Client.Now().After(deadline) {
+		if cur.read.After(deadline) {
 			return cur, false, nil
 		}
 		prev = cur

@@ -172,8 +172,10 @@ type machine struct {
 		cursor Cursor
 		anchor *msg
 	}
-	// settleStart is when the read under way was first made (see settle).
+	// settleStart is when the read under way was first sent, on the
+	// client's clock (see settle); settling says a read is under way.
 	settleStart time.Time
+	settling    bool
 	// readAt is when the last read of the operation under way was asked
 	// (zero after a write, and when an operation starts).
 	readAt time.Time
@@ -263,6 +265,9 @@ func (m *machine) do(u int, r client.Request) *client.Response {
 	}
 	if r.Method == http.MethodGet {
 		m.readAt = resp.Sent
+	}
+	if m.settling && m.settleStart.IsZero() {
+		m.settleStart = resp.Sent
 	}
 	// Only answers the model reads the body of: a refused request's status
 	// is its own statement's to judge first, and the answers to marking
@@ -630,8 +635,10 @@ func (m *machine) readOp(o op) {
 // a mismatch the lag may explain sends it round again, at most until the
 // lag has passed since the write, when the mismatch is a violation.
 func (m *machine) settle(o op) {
-	m.settleStart = m.cfg.Client.Now()
-	defer func() { m.settleStart = time.Time{} }()
+	// From when its first request was sent: a replay of the checks,
+	// whose clock is the record's, then waits exactly as the run did.
+	m.settling, m.settleStart = true, time.Time{}
+	defer func() { m.settling, m.settleStart = false, time.Time{} }()
 	for {
 		if m.read(o) {
 			return

@@ -210,6 +210,19 @@ func (c *Cassette) Misses() []Miss {
 	return append([]Miss(nil), c.misses...)
 }
 
+// Left are the record's exchanges the replay did not ask for, in record
+// order.
+func (c *Cassette) Left() []*Exchange {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*Exchange
+	for _, q := range c.queues {
+		out = append(out, q...)
+	}
+	slices.SortFunc(out, func(a, b *Exchange) int { return a.N - b.N })
+	return out
+}
+
 // Served is how many answers the cassette gave; Unserved how many of the
 // record's it did not.
 func (c *Cassette) Served() (served, unserved int) {
