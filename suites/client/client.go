@@ -87,7 +87,7 @@ type Response struct {
 	// Read when its whole answer had been read (in a replay of the checks,
 	// the record's times: see Config.Clock).
 	Sent, Read time.Time
-	red  *Redactor
+	red        *Redactor
 }
 
 // ViolationError reports that an exchange broke the document.
