@@ -87,12 +87,8 @@ type job struct {
 
 // judgeAll judges the jobs of a property, at most Parallel at once,
 // started in the order given (jobs of one lane one after another, in
-// place of the first). After a job of an operation cannot be judged (no
-// answer), the operation's later jobs are not started. A job that fails
-// does not stop the others: which of them would have started by the time
-// it failed depends on how fast the target answers, and what a run sends
-// must not (a replay of its checks sends the same, see record.Cassette);
-// the results are taken in order up to the first failure, as in turn.
+// place of the first). After a job of an operation fails or cannot be
+// judged, the operation's later jobs are not started.
 func (e *Engine) judgeAll(ctx context.Context, p Property, jobs []*job, ops int) {
 	var mu sync.Mutex
 	stop := make([]int, ops) // per operation, the first job known to end it
@@ -138,7 +134,7 @@ func (e *Engine) judgeAll(ctx context.Context, p Property, jobs []*job, ops int)
 				}
 				j.v.f, j.v.err = e.judge(j.ctx, p, j.cs)
 				j.ran = true
-				if j.v.err != nil {
+				if j.v.f != nil || j.v.err != nil {
 					mu.Lock()
 					stop[j.op] = min(stop[j.op], j.idx)
 					mu.Unlock()
