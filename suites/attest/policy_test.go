@@ -335,6 +335,10 @@ func TestAReplayOfTheChecksRederivesWhatItReaches(t *testing.T) {
 	if len(v.Problems) > 0 || !slices.Contains(ids(v.Trusted), "MSG-SHAPE") {
 		t.Errorf("a FAIL reached with requests the record lacks is no contradiction: problems %v, trusted %v", v.Problems, v.Trusted)
 	}
+	v = replay(failed, map[string]int{"USER-SHAPE": 1}, "test")
+	if len(v.Problems) > 0 || !slices.Contains(ids(v.Trusted), "MSG-SHAPE") {
+		t.Errorf("a FAIL in a replay that went another way elsewhere is no contradiction: problems %v, trusted %v", v.Problems, v.Trusted)
+	}
 	v = replay(failed, nil, "other")
 	if len(v.Problems) > 0 || !slices.Contains(ids(v.Trusted), "MSG-SHAPE") {
 		t.Errorf("another version's checks: problems %v, trusted %v", v.Problems, v.Trusted)

@@ -475,9 +475,9 @@ func (v *Verified) coverage(p *Predicate) {
 // With a replay of the run's checks (checks), a verdict is re-derived
 // when the checks, run again with every request answered from the
 // record, reach it again and asked nothing the record does not hold; a
-// PASS or an unjudged verdict they fail without asking anything the record
-// lacks is a claim the record contradicts (with the run's harness
-// version: another version's checks may differ).
+// PASS or an unjudged verdict they fail, in a replay that asked nothing
+// the record lacks, is a claim the record contradicts (with the run's
+// harness version: another version's checks may differ).
 //
 // Without one, only the record's own judges count: a FAIL (or KNOWN) is
 // re-derived when the record shows the requirement broken by the server;
@@ -516,7 +516,15 @@ func (v *Verified) derive(p *Predicate, checked func(string) bool, checks *Check
 		cr = nil
 	}
 	if cr != nil {
-		sameChecks := v.Replay.Header.Version == cr.Version && !v.Replay.VersionChanged
+		// A replay that asked anything the record does not hold went
+		// another way than the run somewhere, and a verdict can move with
+		// it to another requirement (a check blocked by another's
+		// failure): no verdict of it contradicts the statement then.
+		asked := 0
+		for _, n := range cr.Unanswered {
+			asked += n
+		}
+		sameChecks := v.Replay.Header.Version == cr.Version && !v.Replay.VersionChanged && asked == 0
 		for _, rq := range p.Requirements {
 			got, ok := cr.Verdicts[rq.ID]
 			if !ok {
