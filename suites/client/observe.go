@@ -57,7 +57,7 @@ func (c *Client) observe(r Request, req *http.Request, body []byte, out *Respons
 	o := Observed{
 		Start: start, End: end, User: c.secretIndex(req), Method: req.Method, Peer: peer,
 		Path:      c.red.String(r.Path),
-		Query:     c.red.String(tokenParam.ReplaceAllString(req.URL.RawQuery, "${1}"+c.red.Marker())),
+		Query:     c.red.String(HideTokenParam(req.URL.RawQuery, c.red.Marker())),
 		Operation: out.Operation, Invalid: r.Invalid, Status: out.Status,
 		RequestBody: body, ResponseBody: out.Body, Check: CheckOf(req.Context()),
 	}

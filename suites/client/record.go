@@ -242,6 +242,12 @@ func (c *Client) record(r Request, req *http.Request, body []byte, out *Response
 // tokenParam finds the value of an access_token parameter in a URL.
 var tokenParam = regexp.MustCompile(`((?:^|[?&])access_token=)[^&#\s"]*`)
 
+// HideTokenParam replaces the value of every access_token parameter of an
+// encoded query (or URL) with marker, as an observed exchange shows it.
+func HideTokenParam(query, marker string) string {
+	return tokenParam.ReplaceAllString(query, "${1}"+marker)
+}
+
 // boundHeader redacts a header block as Redactor.Header does, and cuts it.
 func (c *Client) boundHeader(h http.Header, request bool) http.Header {
 	out := make(http.Header, len(h))

@@ -15,7 +15,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,8 +42,7 @@ type Cassette struct {
 
 // Miss is a request the record held no answer for.
 type Miss struct {
-	At      time.Time // the cassette's clock when it was asked
-	Request string    // method, path and query, user and body (cut), redacted
+	Request string // method, path and query, user and body (cut), redacted
 }
 
 // NewCassette serves exchanges (in record order) to a run whose user i
@@ -101,8 +99,6 @@ func schemeOf(curl string) string {
 	return "https"
 }
 
-var accessToken = regexp.MustCompile(`((?:^|[?&])access_token=)[^&#\s"]*`)
-
 // RoundTrip answers req from the record.
 func (c *Cassette) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
@@ -116,7 +112,7 @@ func (c *Cassette) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	user := c.userOf(req)
 	path := strings.TrimPrefix(req.URL.EscapedPath(), c.mountPath)
-	query := accessToken.ReplaceAllString(req.URL.RawQuery, "${1}"+client.DefaultMarker)
+	query := client.HideTokenParam(req.URL.RawQuery, client.DefaultMarker)
 	path, query, body = c.red.String(path), c.red.String(query), []byte(c.red.String(string(body)))
 	k := key(client.CheckOf(req.Context()), user, req.URL.Scheme, req.Method, path, query, c.red.Header(req.Header, true), body)
 
@@ -133,7 +129,7 @@ func (c *Cassette) RoundTrip(req *http.Request) (*http.Response, error) {
 		if len(body) > 0 {
 			shown += " with body " + c.red.Cut(string(body), 200)
 		}
-		c.misses = append(c.misses, Miss{At: c.now, Request: shown})
+		c.misses = append(c.misses, Miss{Request: shown})
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%s as user %d: %w", shownRequest(req.Method, path, query), user+1, client.ErrNotRecorded)
 	}
