@@ -167,7 +167,7 @@ type options struct {
 	baseline, writeBaseline, minJudged, require        string
 	insecure                                           bool
 	seed                                               uint64
-	examples, modelSequences, parallel                 int
+	examples, modelSequences, parallel, checksAtOnce   int
 	list, verbose, version                             bool
 	timeout, eventually, specTimeout, maxTime, waitFor time.Duration
 	rate                                               rateFlag
@@ -317,6 +317,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fs.IntVar(&o.examples, "examples", 0, "random `requests` each generated check draws per operation besides its coverage cases (0: the default, 4)")
 	fs.IntVar(&o.modelSequences, "model-sequences", 0, "random `sequences` each check of the model of the API draws (0: the default, 4)")
 	fs.IntVar(&o.parallel, "parallel", generate.DefaultParallel, "`N`: how many requests a generated check may have in flight at once (1: one at a time; --rate and the waits after 429 and 503 hold for all of them)")
+	fs.IntVar(&o.checksAtOnce, "concurrent-checks", 1, "`N`: how many checks may run at once (1: one after another); the few that compare the write room before and after each request still run alone, after the others")
 	var rf recordFlags
 	rf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -336,6 +337,10 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	}
 	if fs.NArg() > 0 {
 		return misplaced(stderr, "chatconform", fs.Arg(0), false)
+	}
+	if o.checksAtOnce < 1 {
+		fmt.Fprintf(stderr, "chatconform: --concurrent-checks %d: give at least 1 (1 runs one check at a time)\n", o.checksAtOnce)
+		return exitUsage
 	}
 	if o.parallel < 1 {
 		fmt.Fprintf(stderr, "chatconform: --parallel %d: give at least 1 (1 sends one request at a time)\n", o.parallel)
@@ -424,6 +429,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		Examples:       o.examples,
 		ModelSequences: o.modelSequences,
 		Parallel:       o.parallel,
+		Checks:         o.checksAtOnce,
 		MaxTime:        o.maxTime,
 		Wait:           o.waitFor,
 		Rate:           float64(o.rate),

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chatrooms/conformance/reference"
 	"github.com/chatrooms/conformance/suites/bundled"
@@ -269,5 +270,49 @@ func TestBaselineEntryThatNowPassesFailsTheRun(t *testing.T) {
 	raw, _ := os.ReadFile(written)
 	if code != 0 || !strings.Contains(string(raw), "known: {}") {
 		t.Errorf("write-baseline of a passing run: exit %d\n%s\n%s", code, out, raw)
+	}
+}
+
+// Checks run beside each other judge the bundled server as checks run one
+// at a time do: every requirement with the same verdict, and the checks
+// did overlap (their durations add up to more than the checks' wall time).
+func TestConcurrentChecksJudgeAsChecksInTurn(t *testing.T) {
+	dir := t.TempDir()
+	verdicts := func(name string, args ...string) (map[string]string, runner.Result) {
+		report := filepath.Join(dir, name+".json")
+		code, out := chatconform(t, append([]string{"--seed", "7", "--profile", "core", "--json", report}, args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", name, code, out)
+		}
+		var s runner.Result
+		raw, err := os.ReadFile(report)
+		if err != nil || json.Unmarshal(raw, &s) != nil {
+			t.Fatalf("%s: json report: %v", name, err)
+		}
+		out2 := map[string]string{}
+		for _, r := range s.Requirements {
+			out2[r.ID] = r.Verdict.String()
+		}
+		return out2, s
+	}
+	inTurn, _ := verdicts("in-turn")
+	beside, s := verdicts("beside", "--concurrent-checks", "8")
+	for id, v := range inTurn {
+		if beside[id] != v {
+			t.Errorf("%s: %s in turn, %s with checks beside each other", id, v, beside[id])
+		}
+	}
+	var sum time.Duration
+	seen := map[string]bool{}
+	for _, r := range s.Requirements {
+		for _, c := range r.Checks {
+			if !seen[c.Name] && c.Name != runner.HistoryCheck && c.Name != runner.DocumentCheck {
+				seen[c.Name] = true
+				sum += c.Duration
+			}
+		}
+	}
+	if sum <= s.ChecksDuration {
+		t.Errorf("the checks took %s in all and %s of wall time: they did not run beside each other", sum, s.ChecksDuration)
 	}
 }

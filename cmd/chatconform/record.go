@@ -95,7 +95,7 @@ func (r *recordFlags) begin(cfg *runner.Config, d *target.Description) (*recordi
 	}
 	h.Marker = cfg.Marker
 	h.Checks = &record.CheckOptions{LabelFilter: cfg.LabelFilter, Focus: cfg.Focus, Examples: cfg.Examples,
-		ModelSequences: cfg.ModelSequences, Parallel: cfg.Parallel}
+		ModelSequences: cfg.ModelSequences, Parallel: cfg.Parallel, Concurrent: cfg.Checks}
 	if d == nil {
 		// The bundled server's tokens come from its seeded world: the
 		// record must not hold them either.

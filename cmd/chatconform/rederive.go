@@ -144,7 +144,7 @@ func rederive(ctx context.Context, path string, reports [3]string, stdout, stder
 	cfg := runner.Config{
 		Target: d, Selection: runner.Selection{Profile: p, LabelFilter: o.LabelFilter, Focus: o.Focus},
 		Seed: h.Seed, Timeout: 30 * time.Second, Eventually: h.Eventually, Marker: h.Marker, Process: 1,
-		Examples: o.Examples, ModelSequences: o.ModelSequences, Parallel: o.Parallel,
+		Examples: o.Examples, ModelSequences: o.ModelSequences, Parallel: o.Parallel, Checks: o.Concurrent,
 		Out: stdout, GinkgoOut: io.Discard, Version: version(),
 		JUnit: reports[0], JSON: reports[1], HTML: reports[2],
 		Wrap:        func(http.RoundTripper) http.RoundTripper { return cas },

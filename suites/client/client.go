@@ -198,6 +198,12 @@ func (c *Client) SetCheck(name string) { c.check.Store(&name) }
 
 type checkKey struct{}
 
+// WithCheck names the check whose requests go out with ctx, for checks
+// that run beside each other: it wins over SetCheck.
+func WithCheck(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, checkKey{}, name)
+}
+
 // CheckOf is the check a request was sent for (see SetCheck), from its
 // context.
 func CheckOf(ctx context.Context) string {
@@ -442,8 +448,8 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	check := ""
-	if p := c.check.Load(); p != nil {
+	check := CheckOf(ctx)
+	if p := c.check.Load(); p != nil && check == "" {
 		check = *p
 	}
 	reqCtx := context.WithValue(ctx, checkKey{}, check)

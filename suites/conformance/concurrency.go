@@ -23,7 +23,7 @@ func concurrencySpecs(d decl) {
 		d.it("keeps every write of two users working at once: sends stored, edits counted, marks read kept", reqs("MSG-SEND-STORED", "MSG-EDIT-V-INC", "UNREAD-MARK-READ"), func(e *Env) {
 			e.needUsers(2)
 			room := e.writeRoom()
-			By("each user first sends three messages the other will mark read and its author will edit")
+			e.by("each user first sends three messages the other will mark read and its author will edit")
 			firsts := [2][]Message{e.seed(0, room, 3), e.seed(1, room, 3)}
 			e.verifies("MSG-SEND-STORED", func() {
 				for u, mine := range firsts {
@@ -39,7 +39,7 @@ func concurrencySpecs(d decl) {
 				})
 			})
 
-			By("then both users at once, each with three writers: 6 sends, 2 edits of each of its three messages, and marking the other's three read one by one")
+			e.by("then both users at once, each with three writers: 6 sends, 2 edits of each of its three messages, and marking the other's three read one by one")
 			var results [2]*writes
 			var wg sync.WaitGroup
 			var texts [2][]string
@@ -64,7 +64,7 @@ func concurrencySpecs(d decl) {
 					e.lacking(r.unusable.owner, fmt.Sprintf("user %d's writes went unanswered: %s", u+1, r.unusable.text))
 				}
 				if len(r.failed) > 0 {
-					Fail(fmt.Sprintf("user %d's writes went unanswered: %s", u+1, strings.Join(r.failed, "; ")))
+					e.fail(fmt.Sprintf("user %d's writes went unanswered: %s", u+1, strings.Join(r.failed, "; ")))
 				}
 				if r.otherText != "" {
 					// Which edit stands is told by the text each answered.
@@ -74,9 +74,9 @@ func concurrencySpecs(d decl) {
 
 			e.verifies("MSG-SEND-STORED", func() {
 				for u, r := range results {
-					Expect(r.sent).To(HaveLen(6), "sends of user %d answered 200 with a message", u+1)
+					e.Expect(r.sent).To(HaveLen(6), "sends of user %d answered 200 with a message", u+1)
 					for _, m := range r.sent {
-						Expect(e.seen(u, room, m.ID).Text).To(Equal(m.Text), "message %s of user %d, sent while the other user wrote too, read back by its author", m.ID, u+1)
+						e.Expect(e.seen(u, room, m.ID).Text).To(Equal(m.Text), "message %s of user %d, sent while the other user wrote too, read back by its author", m.ID, u+1)
 						e.seen(1-u, room, m.ID)
 					}
 				}
@@ -92,11 +92,11 @@ func concurrencySpecs(d decl) {
 				for u, r := range results {
 					for _, m := range firsts[u] {
 						answers := r.edits[m.ID]
-						Expect(answers).NotTo(BeEmpty(), "no edit of message %s succeeded", m.ID)
+						e.Expect(answers).NotTo(BeEmpty(), "no edit of message %s succeeded", m.ID)
 						vs := map[int]bool{}
 						highest := answers[0]
 						for _, a := range answers {
-							Expect(vs).NotTo(HaveKey(a.V), "two edits of message %s were both answered with v %d", m.ID, a.V)
+							e.Expect(vs).NotTo(HaveKey(a.V), "two edits of message %s were both answered with v %d", m.ID, a.V)
 							vs[a.V] = true
 							if a.V > highest.V {
 								highest = a

@@ -6,7 +6,10 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -22,8 +25,15 @@ import (
 // an interrupt cancels the check's requests. specTimeout bounds one check
 // (0 means no bound). Call Declare once per process, before RunSpecs or
 // PreviewSpecs.
-func Declare(env func() *Env, specTimeout time.Duration) bool {
-	d := decl{env: env, timeout: specTimeout}
+//
+// sched, when it returns a Scheduler, runs checks outside their specs,
+// beside each other (see Scheduler); nil or a nil Scheduler runs every
+// check in its spec.
+func Declare(env func() *Env, sched func() Scheduler, specTimeout time.Duration) bool {
+	if sched == nil {
+		sched = func() Scheduler { return nil }
+	}
+	d := decl{env: env, sched: sched, timeout: specTimeout}
 	for _, area := range areas {
 		area(d)
 	}
@@ -39,70 +49,197 @@ var areas = []func(decl){
 // decl is what the area functions declare checks with.
 type decl struct {
 	env     func() *Env
+	sched   func() Scheduler
 	timeout time.Duration
+	serial  bool   // the checks declared with it run alone (see alone)
+	lane    string // the checks declared with it run one after another (see inLane)
+	first   bool   // the checks declared with it are started first (see long)
 }
+
+// Scheduler runs checks outside their specs, beside each other: each with
+// its own Recording as its CheckT, which its spec then replays to Ginkgo.
+// A check declared Serial (see alone) is not the scheduler's: its spec
+// runs it, once no other check is under way.
+type Scheduler interface {
+	// Outcome waits until the check named key (see Key) has run
+	// and returns its recording; for a check it does not run, it waits
+	// until no check it runs is under way, and returns false: the spec
+	// then runs the check itself.
+	Outcome(key string) (*Recording, bool)
+}
+
+// Runnable runs one declared check bound to ctx, with t under it.
+type Runnable func(ctx context.Context, t CheckT)
+
+// declared holds every check Declare declared, by Key.
+var declared = map[string]Runnable{}
+
+// Declared returns the check named key (see Key).
+func Declared(key string) (Runnable, bool) {
+	r, ok := declared[key]
+	return r, ok
+}
+
+// Where names the place a check is declared, as file:line.
+func Where(l types.CodeLocation) string { return fmt.Sprintf("%s:%d", l.FileName, l.LineNumber) }
+
+// Key names a declared check: where it is declared and its own text (one
+// line may declare several, in a loop). It keys Declared and
+// Scheduler.Outcome.
+func Key(l types.CodeLocation, text string) string { return Where(l) + " " + text }
+
+// alone returns the declarer of checks that must run with no other check
+// under way: they hide a room, or count what every write of the room
+// changes. They carry Ginkgo's Serial decorator.
+func (d decl) alone() decl {
+	d.serial = true
+	return d
+}
+
+// inLane returns the declarer of checks that share something only one of
+// them may use at a time (the generated-request engine): a Scheduler runs
+// the checks of one lane one after another, beside the others.
+func (d decl) inLane(name string) decl {
+	d.lane = name
+	return d
+}
+
+// long returns the declarer of checks that send hundreds of requests one
+// after another: a Scheduler starts them first, so that the run does not
+// wait for one of them at its end.
+func (d decl) long() decl {
+	d.first = true
+	return d
+}
+
+// Placement is how a Scheduler is to place a declared check beside the
+// others (see decl.inLane and decl.long; a Serial check is not placed).
+type Placement struct {
+	Lane  string // checks of one lane run one after another
+	First bool   // started before the others
+}
+
+// placements holds the Placement of every declared check, by Key.
+var placements = map[string]Placement{}
+
+// PlacementOf returns how the check named key is to be placed.
+func PlacementOf(key string) Placement { return placements[key] }
 
 // it declares one check: Ginkgo's It with the requirement labels and the
 // spec timeout added, whose body receives the environment bound to the
 // spec's context. Ginkgo reports the check at the line that calls it.
 func (d decl) it(text string, labels Labels, body func(e *Env)) {
-	It(text, labels, Offset(1), d.decorations(), func(ctx SpecContext) {
-		e := d.bind(ctx)
+	where := types.NewCodeLocation(1)
+	run := d.runnable(func(e *Env) { body(e) })
+	declared[Key(where, text)] = run
+	placements[Key(where, text)] = Placement{d.lane, d.first}
+	It(text, labels, Offset(1), d.decorations(), func(ctx SpecContext) { d.spec(ctx, run) })
+}
+
+// runnable wraps a check's body: bound, unwound and judged as every check.
+func (d decl) runnable(body func(e *Env)) Runnable {
+	return func(ctx context.Context, t CheckT) {
+		e := d.bind(ctx, t)
 		defer e.unwind()
 		body(e)
 		e.failLater()
-	})
+	}
+}
+
+// spec is the body of a check's spec: the check's recording, replayed,
+// when a scheduler ran it, or the check run here.
+func (d decl) spec(ctx SpecContext, run Runnable) {
+	if s := d.sched(); s != nil {
+		if rec, ok := s.Outcome(specKey()); ok {
+			rec.Replay()
+			return
+		}
+	}
+	run(ctx, ginkgoT{})
+}
+
+// specKey is the Key of the spec under way.
+func specKey() string {
+	r := CurrentSpecReport()
+	return Key(r.LeafNodeLocation, r.LeafNodeText)
 }
 
 // table declares a parameter matrix: Ginkgo's DescribeTable, one check per
 // entry. Each check carries the table's labels and its entry's (give the
 // requirement ids to the entries when each entry verifies its own). body
-// receives the bound environment and the entry's parameter.
+// receives the bound environment and the entry's parameter. The entries
+// must be made with d.entry, in the call.
 func (d decl) table(text string, labels Labels, body func(e *Env, p any), entries ...TableEntry) {
+	runs := map[string]Runnable{}
+	for _, en := range pendingEntries {
+		run := d.runnable(func(e *Env) { body(e, en.param) })
+		declared[en.where], runs[en.where] = run, run
+		placements[en.where] = Placement{d.lane, d.first}
+	}
+	pendingEntries = nil
 	DescribeTable(text, labels, Offset(1), func(ctx SpecContext, p any) {
-		e := d.bind(ctx)
-		defer e.unwind()
-		body(e, p)
-		e.failLater()
+		d.spec(ctx, runs[specKey()])
 	}, entries)
 }
 
+// pendingEntries are the entries d.entry made for the table about to be
+// declared (the tree is built in one goroutine).
+var pendingEntries []pendingEntry
+
+type pendingEntry struct {
+	where string
+	param any
+}
+
 // entry is one row of a table: Ginkgo's Entry with the spec timeout added.
+// args are the entry's Labels and its one parameter.
 func (d decl) entry(description string, args ...any) TableEntry {
 	// The entry's location is the line that calls entry (Ginkgo takes the
 	// last code location among a node's arguments).
-	return Entry(description, append(append([]any{types.NewCodeLocation(1)}, d.decorations()...), args...)...)
+	where := types.NewCodeLocation(1)
+	var param any
+	for _, a := range args {
+		if _, ok := a.(Labels); !ok {
+			param = a
+		}
+	}
+	pendingEntries = append(pendingEntries, pendingEntry{Key(where, description), param})
+	return Entry(description, append(append([]any{where}, d.decorations()...), args...)...)
 }
 
 func (d decl) decorations() []any {
-	if d.timeout <= 0 {
-		return nil
+	var out []any
+	if d.timeout > 0 {
+		out = append(out, SpecTimeout(d.timeout))
 	}
-	return []any{SpecTimeout(d.timeout)}
+	if d.serial {
+		out = append(out, Serial)
+	}
+	return out
 }
 
-func (d decl) bind(ctx SpecContext) *Env {
+func (d decl) bind(ctx context.Context, t CheckT) *Env {
 	shared := d.env()
 	if shared == nil {
 		Fail("conformance: no environment: the runner declared the checks but set up no target")
 	}
 	e := *shared
-	e.ctx = ctx
-	e.ids = RequirementIDs(CurrentSpecReport().Labels())
+	e.ctx, e.t = ctx, t
+	if e.Beside {
+		h := fnv.New32a()
+		h.Write([]byte(t.Name()))
+		e.marker += "k" + strconv.FormatUint(uint64(h.Sum32()), 36)
+		e.seq = new(atomic.Int64)
+	}
+	e.ids = RequirementIDs(t.Labels())
 	e.blocker, e.judging, e.suspect, e.soft, e.judged = new(string), new(string), new(string), map[string]bool{}, map[string]bool{}
 	e.later = new([]laterFail)
 	e.left = &leftover{ids: map[int]map[string][]string{}}
 	e.wrote = &checkWrites{}
 	e.last = &lastCall{u: -1}
-	DeferCleanup(e.markLeftRead)
-	running.Store(&e)
-	DeferCleanup(func() { running.CompareAndSwap(&e, nil) })
+	t.DeferCleanup(e.markLeftRead)
 	return &e
 }
-
-// running is the environment of the check under way (Ginkgo runs one at a
-// time), for helpers that are not methods of it to name what blocks it.
-var running atomic.Pointer[Env]
 
 // reqs returns the labels of a check verifying the given requirement ids:
 // the ids plus the profile of the strictest of them. An unknown id panics

@@ -45,6 +45,16 @@ type Options struct {
 	// bundled server): the model then holds readBy and v exactly, and
 	// places messages the run did not send before every one it sent.
 	SoleWriter bool
+	// Beside says checks run beside each other (see Scheduler): each
+	// numbers the texts it writes on its own, so that what a check writes
+	// does not depend on what the others wrote before it.
+	Beside bool
+	// Quiet, when set, holds every other check's writes back until release
+	// is called, once those in flight have ended; the check's own requests
+	// go out with ctx. Checks that compare answers about the write room read
+	// apart in time use it (see Env.quietly) when checks run beside each
+	// other.
+	Quiet func(ctx context.Context) (quiet context.Context, release func())
 	// Client is the client the checks use (required; the runner builds it
 	// so that it can preflight the target, throttle and stop the run).
 	Client *client.Client
@@ -59,6 +69,7 @@ type Env struct {
 	seq    *atomic.Int64
 
 	// Set on each check's own copy (see decl.bind).
+	t       CheckT // what runs the check
 	ctx     context.Context
 	ids     []string // the requirement ids the check verifies
 	blocker *string  // the requirement of the step under way, if any

@@ -31,7 +31,7 @@ func (e *Env) call(u int, req client.Request) *client.Response {
 	}
 	resp, err := e.Client.Do(e.ctx, req)
 	if err != nil {
-		transportFailure(err)
+		e.transportFailure(err)
 	}
 	if e.last != nil {
 		*e.last = lastCall{u: u, place: req.Place, own: req.Token == e.Users[u].Token}
@@ -67,7 +67,7 @@ func (e *Env) failOn(resp *client.Response, violations []spec.Violation) {
 	e.attribute(resp.Operation, violations)
 	shown := *resp
 	shown.Violations = violations
-	Fail(explain(&shown, "breaks the OpenAPI document of the "+string(e.Profile)+" profile:"))
+	e.fail(explain(&shown, "breaks the OpenAPI document of the "+string(e.Profile)+" profile:"))
 }
 
 // explain describes an exchange for a failure message: what was sent, what
@@ -110,7 +110,7 @@ func (e *Env) expectStatus(resp *client.Response, want ...int) {
 	if !wantsRefusal {
 		e.tokenRefused(resp, explain(resp, what))
 	}
-	Fail(explain(resp, what))
+	e.fail(explain(resp, what))
 }
 
 // refusedAcceptedSig is the signature of a token refused and accepted
@@ -180,15 +180,15 @@ func (e *Env) expectSuccess(resp *client.Response) {
 	}
 	text := explain(resp, fmt.Sprintf("answered %d, want a 2xx", resp.Status))
 	e.tokenRefused(resp, text)
-	Fail(text)
+	e.fail(text)
 }
 
 // noData checks that a request that must not be served got neither data
 // (a 2xx) nor a server failure (a 5xx); any 3xx or 4xx is a refusal.
-func noData(resp *client.Response, what string) {
+func (e *Env) noData(resp *client.Response, what string) {
 	GinkgoHelper()
-	Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, "served "+what))
-	Expect(resp.Status).To(BeNumerically("<", 500), "%s", explain(resp, "failed on "+what))
+	e.Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, "served "+what))
+	e.Expect(resp.Status).To(BeNumerically("<", 500), "%s", explain(resp, "failed on "+what))
 }
 
 // expectOK checks a 200 that carries JSON, decoding it into v (when not nil).
@@ -269,10 +269,10 @@ func (e *Env) eventually(f func(g Gomega)) {
 			now = floor
 		}
 		if deadline.Sub(now) <= every {
-			Fail(fmt.Sprintf("Timed out after %.3fs.\nThe function passed to Eventually failed at %s with:\n%s", now.Sub(start).Seconds(), at, failure))
+			e.fail(fmt.Sprintf("Timed out after %.3fs.\nThe function passed to Eventually failed at %s with:\n%s", now.Sub(start).Seconds(), at, failure))
 		}
 		if !e.pause(every) {
-			Fail("Context was cancelled: " + context.Cause(e.ctx).Error())
+			e.fail("Context was cancelled: " + context.Cause(e.ctx).Error())
 		}
 		floor = now.Add(every)
 	}
@@ -338,13 +338,13 @@ func (e *Env) glance(u int, path string, query url.Values, v any) bool {
 	GinkgoHelper()
 	resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: path, Query: query, Token: e.Users[u].Token})
 	if err != nil {
-		transportFailure(err)
+		e.transportFailure(err)
 	}
 	e.failOn(resp, slices.DeleteFunc(slices.Clone(resp.Violations), func(v spec.Violation) bool {
 		return !slices.Contains(e.ids, blame(resp.Operation, v))
 	}))
 	if resp.Status != 200 || resp.JSON(v) != nil {
-		By(fmt.Sprintf("%s answered %d; it is left to its own checks", path, resp.Status))
+		e.by(fmt.Sprintf("%s answered %d; it is left to its own checks", path, resp.Status))
 		return false
 	}
 	return true

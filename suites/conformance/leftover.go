@@ -3,9 +3,8 @@ package conformance
 // Marking read what a check's sends left unread, when the check ends.
 
 import (
+	"context"
 	"sync"
-
-	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/chatrooms/conformance/suites/client"
 )
@@ -36,7 +35,7 @@ func (e *Env) noteSent(u int, room, id string) {
 // markLeftRead marks what the check's sends left unread read for its
 // reader, when the check ends. It judges nothing: a target that refuses is
 // judged by the unread checks.
-func (e *Env) markLeftRead(ctx SpecContext) {
+func (e *Env) markLeftRead(ctx context.Context) {
 	e.left.mu.Lock()
 	defer e.left.mu.Unlock()
 	for reader, rooms := range e.left.ids {

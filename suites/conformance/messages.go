@@ -45,11 +45,11 @@ func messageSpecs(d decl) {
 				e.holdsLater("MSG-SEND-DEFAULTS", m.ReadBy == 0, "readBy of a new message is %d, not 0 (send %d of 6)", m.ReadBy, i+1)
 				e.holdsLater("MSG-SEND-EDITEDAT-NULL", m.EditedAt == nil, "a new message has an editedAt, not null (send %d of 6)", i+1)
 			}
-			By("judging the message read by id, listed and found by search against the document too")
+			e.by("judging the message read by id, listed and found by search against the document too")
 			// Each answer is validated (MSG-SHAPE): a shape a server gets
 			// right in one answer may be wrong in another.
 			back := e.getMessage(0, e.writeRoom(), m.ID)
-			e.verifies("MSG-SEND-EDITEDAT-NULL", func() { Expect(back.EditedAt).To(BeNil(), "editedAt of a new message read back by id") })
+			e.verifies("MSG-SEND-EDITEDAT-NULL", func() { e.Expect(back.EditedAt).To(BeNil(), "editedAt of a new message read back by id") })
 			e.list(0, e.writeRoom(), q("limit", "20"))
 			var found []Message
 			e.glance(0, messagesPath(e.writeRoom()), q("q", "notes", "limit", "10"), &found)
@@ -64,28 +64,32 @@ func messageSpecs(d decl) {
 		d.it("refuses a send or an edit without text, whatever else its body carries, and stores nothing", reqs("MSG-TEXT-REQUIRED"), func(e *Env) {
 			room := e.writeRoom()
 			text, _ := e.text()
-			m := e.send(0, room, text) // the newest of ours before the refused sends, and the one edited
-			// The optional field present does not stand in for the required
-			// one, whatever its value.
-			for _, body := range []map[string]any{{}, {"status": true}, {"status": false}} {
-				resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: body, Invalid: true})
-				Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, fmt.Sprintf("a send whose body %v has no text was accepted", body)))
-			}
-			before := e.getMessage(0, room, m.ID) // as stored, to compare with after the refused edit
-			resp := e.call(0, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID, Body: map[string]any{}, Invalid: true})
-			Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, "an edit whose body has no text was accepted"))
-			By("reading back: no message of ours after the last accepted send, and the message unedited")
-			after := e.getMessage(0, room, m.ID)
-			Expect(after.Text).To(Equal(text), "message %s after an edit without text was refused", m.ID)
-			// A refused edit stores nothing: neither a new version nor a
-			// time of edit.
-			Expect(after.V).To(Equal(before.V), "v of message %s went from %d to %d over an edit without text that was refused", m.ID, before.V, after.V)
-			Expect(after.EditedAt).To(Equal(before.EditedAt), "editedAt of message %s went from %v to %v over an edit without text that was refused", m.ID, orNull(before.EditedAt), orNull(after.EditedAt))
-			for _, x := range e.list(0, room, q("limit", "10")) { // in any order
-				if x.ID != m.ID && x.FromUser.ID == e.me(0) && parseTime(x.Sent).After(parseTime(m.Sent)) {
-					Fail(fmt.Sprintf("message %s (text %q) of user 1 follows %s in the room, though every send after it was refused", x.ID, x.Text, m.ID))
+			// Nothing of user 1 may follow m in the room: no other check writes
+			// meanwhile (when checks run beside each other).
+			e.quietly(func() {
+				m := e.send(0, room, text) // the newest of ours before the refused sends, and the one edited
+				// The optional field present does not stand in for the required
+				// one, whatever its value.
+				for _, body := range []map[string]any{{}, {"status": true}, {"status": false}} {
+					resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: body, Invalid: true})
+					e.Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, fmt.Sprintf("a send whose body %v has no text was accepted", body)))
 				}
-			}
+				before := e.getMessage(0, room, m.ID) // as stored, to compare with after the refused edit
+				resp := e.call(0, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID, Body: map[string]any{}, Invalid: true})
+				e.Expect(resp.Status).NotTo(BeNumerically("<", 300), "%s", explain(resp, "an edit whose body has no text was accepted"))
+				e.by("reading back: no message of ours after the last accepted send, and the message unedited")
+				after := e.getMessage(0, room, m.ID)
+				e.Expect(after.Text).To(Equal(text), "message %s after an edit without text was refused", m.ID)
+				// A refused edit stores nothing: neither a new version nor a
+				// time of edit.
+				e.Expect(after.V).To(Equal(before.V), "v of message %s went from %d to %d over an edit without text that was refused", m.ID, before.V, after.V)
+				e.Expect(after.EditedAt).To(Equal(before.EditedAt), "editedAt of message %s went from %v to %v over an edit without text that was refused", m.ID, orNull(before.EditedAt), orNull(after.EditedAt))
+				for _, x := range e.list(0, room, q("limit", "10")) { // in any order
+					if x.ID != m.ID && x.FromUser.ID == e.me(0) && e.parseTime(x.Sent).After(e.parseTime(m.Sent)) {
+						e.fail(fmt.Sprintf("message %s (text %q) of user 1 follows %s in the room, though every send after it was refused", x.ID, x.Text, m.ID))
+					}
+				}
+			})
 		})
 
 		d.it("keeps the text unchanged and names the sender as fromUser", reqs("MSG-SEND-TEXT"), func(e *Env) {
@@ -94,8 +98,8 @@ func messageSpecs(d decl) {
 				text, _ := e.text()
 				text = "  " + text + " — ünïcödé, \"quotes\" & <angles>  " // spaces at both ends stay too
 				m := e.send(u, room, text)
-				Expect(m.Text).To(Equal(text), "text of a message user %d sent", u+1)
-				Expect(m.FromUser.ID).To(Equal(e.me(u)), "fromUser of a message user %d sent", u+1)
+				e.Expect(m.Text).To(Equal(text), "text of a message user %d sent", u+1)
+				e.Expect(m.FromUser.ID).To(Equal(e.me(u)), "fromUser of a message user %d sent", u+1)
 			}
 			// The maximum length is not shown: a server may refuse these
 			// texts, but one that takes a text keeps all of it, line breaks
@@ -105,7 +109,7 @@ func messageSpecs(d decl) {
 			// cut it.
 			f := e.Faker("long")
 			for _, size := range []int{600, 6000} {
-				By(fmt.Sprintf("sending a text of several lines and about %d bytes, with a tab and both kinds of line break, and reading it back", size))
+				e.by(fmt.Sprintf("sending a text of several lines and about %d bytes, with a tab and both kinds of line break, and reading it back", size))
 				var long strings.Builder
 				for long.Len() < size {
 					long.WriteString(f.Sentence() + " ")
@@ -119,22 +123,22 @@ func messageSpecs(d decl) {
 				text := long.String() + "\nlast line " + e.Marker()
 				resp := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Invalid: true})
 				if resp.Status != 200 {
-					By(fmt.Sprintf("the %d-byte text was refused (%d): the maximum length is not shown", len(text), resp.Status))
+					e.by(fmt.Sprintf("the %d-byte text was refused (%d): the maximum length is not shown", len(text), resp.Status))
 					continue
 				}
 				var m Message
 				e.decode(resp, &m)
-				Expect(m.Text).To(Equal(text), "text of a %d-byte message of several lines, as answered", len(text))
-				Expect(e.getMessage(0, room, m.ID).Text).To(Equal(text), "text of a %d-byte message of several lines, read back", len(text))
+				e.Expect(m.Text).To(Equal(text), "text of a %d-byte message of several lines, as answered", len(text))
+				e.Expect(e.getMessage(0, room, m.ID).Text).To(Equal(text), "text of a %d-byte message of several lines, read back", len(text))
 				found := false
 				for _, l := range e.list(0, room, q("limit", "20")) {
 					if l.ID == m.ID {
 						found = true
-						Expect(l.Text).To(Equal(text), "text of a %d-byte message of several lines, in a list", len(text))
+						e.Expect(l.Text).To(Equal(text), "text of a %d-byte message of several lines, in a list", len(text))
 					}
 				}
 				if !found {
-					By("the message is not in the newest page yet: its text in a list is not looked at")
+					e.by("the message is not in the newest page yet: its text in a list is not looked at")
 				}
 			}
 		})
@@ -144,13 +148,13 @@ func messageSpecs(d decl) {
 			for u := range min(len(e.Users), 2) { // from both users: a server may honour it for one only
 				text, _ := e.text()
 				m := e.sendBody(u, room, map[string]any{"text": text, "status": true})
-				Expect(m.Status).To(HaveValue(BeTrue()), "status of a status update user %d sent", u+1)
-				Expect(e.getMessage(u, room, m.ID).Status).To(HaveValue(BeTrue()), "status when read back, user %d", u+1)
+				e.Expect(m.Status).To(HaveValue(BeTrue()), "status of a status update user %d sent", u+1)
+				e.Expect(e.getMessage(u, room, m.ID).Status).To(HaveValue(BeTrue()), "status when read back, user %d", u+1)
 			}
 			plainText, _ := e.text()
 			plain := e.send(0, room, plainText)
-			Expect(isTrue(plain.Status)).To(BeFalse(), "a message sent without status is flagged as a status update")
-			Expect(isTrue(e.getMessage(0, room, plain.ID).Status)).To(BeFalse(), "a message sent without status reads back as a status update")
+			e.Expect(isTrue(plain.Status)).To(BeFalse(), "a message sent without status is flagged as a status update")
+			e.Expect(isTrue(e.getMessage(0, room, plain.ID).Status)).To(BeFalse(), "a message sent without status reads back as a status update")
 		})
 
 		d.it("stores the message: user 2 can read it by id and finds it listed", reqs("MSG-SEND-STORED", "MSG-GET-ONE"), func(e *Env) {
@@ -173,14 +177,14 @@ func messageSpecs(d decl) {
 					g.Expect(got.Text).To(Equal(text), "user 2 reads message %s", m.ID)
 				})
 			})
-			e.verifies("MSG-GET-ONE", func() { Expect(got.ID).To(Equal(m.ID), "asked for one message, got another") })
-			e.verifies("MSG-SEND-STORED", func() { Expect(got.FromUser.ID).To(Equal(e.me(0)), "fromUser of the stored message") })
+			e.verifies("MSG-GET-ONE", func() { e.Expect(got.ID).To(Equal(m.ID), "asked for one message, got another") })
+			e.verifies("MSG-SEND-STORED", func() { e.Expect(got.FromUser.ID).To(Equal(e.me(0)), "fromUser of the stored message") })
 			e.verifies("MSG-GET-ONE", func() {
 				var viaQuery Message // the token in the query reads the same message
 				e.expectOK(e.call(1, client.Request{Method: "GET", Path: messagesPath(room) + "/" + m.ID, Place: client.QueryToken}), &viaQuery)
-				Expect(viaQuery.ID).To(Equal(m.ID), "reading message %s with the token in the query", m.ID)
+				e.Expect(viaQuery.ID).To(Equal(m.ID), "reading message %s with the token in the query", m.ID)
 			})
-			By("and the other way round: user 1 reads what user 2 sent")
+			e.by("and the other way round: user 1 reads what user 2 sent")
 			theirText, _ := e.text()
 			theirs := e.send(1, room, theirText)
 			e.verifies("MSG-SEND-STORED", func() {
@@ -196,7 +200,7 @@ func messageSpecs(d decl) {
 			// or messages sent at its time or after (other writers; times
 			// may be whole seconds), whatever the server kept of the first
 			// read.
-			By("reading the room's first page with no parameter, before and after user 2 sends")
+			e.by("reading the room's first page with no parameter, before and after user 2 sends")
 			e.list(0, room, nil)
 			newestText, _ := e.text()
 			newest := e.send(1, room, newestText)
@@ -209,10 +213,10 @@ func messageSpecs(d decl) {
 				})
 			})
 
-			By("reading by id a message older than the newest 100 of a room")
+			e.by("reading by id a message older than the newest 100 of a room")
 			if deep, deepRoom, ok := e.deepMessage(); ok {
 				e.verifies("MSG-GET-ONE", func() {
-					Expect(e.getMessage(0, deepRoom, deep.ID).ID).To(Equal(deep.ID), "reading message %s, older than the newest 100 of room %s, by id", deep.ID, deepRoom)
+					e.Expect(e.getMessage(0, deepRoom, deep.ID).ID).To(Equal(deep.ID), "reading message %s, older than the newest 100 of room %s, by id", deep.ID, deepRoom)
 				})
 			}
 		})
@@ -230,13 +234,13 @@ func messageSpecs(d decl) {
 				e.send(0, room, "see https://example.com/Notes/"+e.Marker()+" notes"),
 			}
 			listed := e.list(0, room, q("limit", "20"))
-			e.verifies("MSG-LIST", func() { Expect(listed).NotTo(BeEmpty(), "the room lists no message after one was sent") })
+			e.verifies("MSG-LIST", func() { e.Expect(listed).NotTo(BeEmpty(), "the room lists no message after one was sent") })
 			var found []Message // search results are messages too, with meta empty
 			e.glance(0, messagesPath(room), q("q", "notes", "limit", "10"), &found)
 			edited := e.edit(0, room, m.ID, text+" (edited)") // and an edited message
 			e.verifies("MSG-META-EMPTY", func() {
 				for _, got := range append(append(append([]Message{m, e.getMessage(0, room, m.ID), edited}, kinds...), listed...), found...) {
-					Expect(got.Meta).To(BeEmpty(), "meta of %s", got.ID)
+					e.Expect(got.Meta).To(BeEmpty(), "meta of %s", got.ID)
 				}
 			})
 		})
@@ -248,8 +252,8 @@ func messageSpecs(d decl) {
 			sent := e.call(0, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}})
 			e.step("MSG-SEND-200", func() { e.expectOK(sent, &m) })
 			var sentBody any
-			Expect(sent.JSON(&sentBody)).To(Succeed())
-			Expect(pathsOfKey(sentBody, "gv", "$")).To(BeEmpty(), "%s", explain(sent, "carries gv"))
+			e.Expect(sent.JSON(&sentBody)).To(Succeed())
+			e.Expect(pathsOfKey(sentBody, "gv", "$")).To(BeEmpty(), "%s", explain(sent, "carries gv"))
 			for _, req := range []client.Request{
 				{Method: "GET", Path: "/v1/user"},
 				{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"},
@@ -265,7 +269,7 @@ func messageSpecs(d decl) {
 				e.expectSuccess(resp)
 				var body any
 				e.decode(resp, &body)
-				Expect(pathsOfKey(body, "gv", "$")).To(BeEmpty(), "%s", explain(resp, "carries gv"))
+				e.Expect(pathsOfKey(body, "gv", "$")).To(BeEmpty(), "%s", explain(resp, "carries gv"))
 			}
 		})
 	})
@@ -314,21 +318,21 @@ func messageSpecs(d decl) {
 			// Each state is read again before a change is blamed on the
 			// reads: an answer that is wrong one time in a few is its own
 			// requirement's breach (see steady).
-			Expect(e.steady("UNREAD-CHAT", "user 1's unread chat", func() bool { return slices.Contains(e.unread(0, room).Chat, m.ID) })).
+			e.Expect(e.steady("UNREAD-CHAT", "user 1's unread chat", func() bool { return slices.Contains(e.unread(0, room).Chat, m.ID) })).
 				To(BeTrue(), "reading the message marked it read for user 1")
 			if mentioned {
-				Expect(e.steady("UNREAD-MENTION", "user 1's unread mentions", func() bool { return slices.Contains(e.unread(0, room).Mention, m.ID) })).
+				e.Expect(e.steady("UNREAD-MENTION", "user 1's unread mentions", func() bool { return slices.Contains(e.unread(0, room).Mention, m.ID) })).
 					To(BeTrue(), "reading marked the unread mention read for user 1")
 			}
-			Expect(e.steady("UNREAD-FLAG", "the unread flag of a message user 1 has not read", func() bool { return e.getMessage(0, room, m.ID).Unread })).
+			e.Expect(e.steady("UNREAD-FLAG", "the unread flag of a message user 1 has not read", func() bool { return e.getMessage(0, room, m.ID).Unread })).
 				To(BeTrue(), "reading the message cleared user 1's unread flag")
 			var after Message
-			Expect(e.steady("MSG-EDIT-V-INC", "a message's v", func() bool { after = e.getMessage(1, room, m.ID); return after.V == before.V })).
+			e.Expect(e.steady("MSG-EDIT-V-INC", "a message's v", func() bool { after = e.getMessage(1, room, m.ID); return after.V == before.V })).
 				To(BeTrue(), "reading the message changed its version from %d to %d", before.V, after.V)
-			Expect(e.steady("UNREAD-READBY", "a message's readBy", func() bool { after = e.getMessage(1, room, m.ID); return after.ReadBy == before.ReadBy })).
+			e.Expect(e.steady("UNREAD-READBY", "a message's readBy", func() bool { after = e.getMessage(1, room, m.ID); return after.ReadBy == before.ReadBy })).
 				To(BeTrue(), "reading the message changed readBy from %d to %d", before.ReadBy, after.ReadBy)
 			if c := count(); c != nil {
-				Expect(e.steady("UNREAD-ROOM-COUNTS", "the room's unreadItems", func() bool { c := count(); return c == nil || *c > 0 })).
+				e.Expect(e.steady("UNREAD-ROOM-COUNTS", "the room's unreadItems", func() bool { c := count(); return c == nil || *c > 0 })).
 					To(BeTrue(), "the room counts no unread message for user 1 after reads, though %s is unread", m.ID)
 			}
 		})
@@ -366,41 +370,41 @@ func versioningSpecs(d decl) {
 			newText := text + " (edited 🎉 ünïcödé)"
 			edited := e.edit(0, room, m.ID, newText)
 			e.verifies("MSG-EDIT", func() {
-				Expect(edited.ID).To(Equal(m.ID), "the edit answered another message")
-				Expect(edited.Text).To(Equal(newText))
-				Expect(e.getMessage(0, room, m.ID).Text).To(Equal(newText), "the edited text read back")
+				e.Expect(edited.ID).To(Equal(m.ID), "the edit answered another message")
+				e.Expect(edited.Text).To(Equal(newText))
+				e.Expect(e.getMessage(0, room, m.ID).Text).To(Equal(newText), "the edited text read back")
 			})
-			e.verifies("MSG-EDIT-V-INC", func() { Expect(edited.V).To(Equal(2), "v after one edit") })
+			e.verifies("MSG-EDIT-V-INC", func() { e.Expect(edited.V).To(Equal(2), "v after one edit") })
 			e.verifies("MSG-EDIT-EDITEDAT", func() {
-				Expect(edited.EditedAt).NotTo(BeNil(), "editedAt after an edit")
-				if parseTime(*edited.EditedAt).After(parseTime(m.Sent)) {
+				e.Expect(edited.EditedAt).NotTo(BeNil(), "editedAt after an edit")
+				if e.parseTime(*edited.EditedAt).After(e.parseTime(m.Sent)) {
 					return
 				}
 				// The edit came a few milliseconds after the send: timestamps
 				// to the second (or a coarse clock) may show the same time.
 				// An edit more than a second later must show a later one.
-				By("editedAt is not later than sent: editing again more than a second after the send")
+				e.by("editedAt is not later than sent: editing again more than a second after the send")
 				e.waitUntil(sentAt.Add(1100 * time.Millisecond))
 				again := e.edit(0, room, m.ID, text+" (edited twice)")
-				Expect(again.EditedAt).NotTo(BeNil(), "editedAt after a second edit")
-				Expect(parseTime(*again.EditedAt)).To(BeTemporally(">", parseTime(m.Sent)),
+				e.Expect(again.EditedAt).NotTo(BeNil(), "editedAt after a second edit")
+				e.Expect(e.parseTime(*again.EditedAt)).To(BeTemporally(">", e.parseTime(m.Sent)),
 					"editedAt %s of an edit made more than a second after the message was sent (sent %s) is not later than sent: it is not the time of the edit", *again.EditedAt, m.Sent)
 				edited = again
 			})
 			e.verifies("MSG-EDIT-EDITEDAT", func() {
-				By("editing again later: editedAt moves to the time of the new edit")
+				e.by("editing again later: editedAt moves to the time of the new edit")
 				prev := *edited.EditedAt
 				// A short pause is enough for timestamps finer than a second; a
 				// server that shows the same time after it gets a second more.
 				for i, pause := range []time.Duration{20 * time.Millisecond, 1100 * time.Millisecond} {
 					e.pause(pause)
 					next := e.edit(0, room, m.ID, fmt.Sprintf("%s (edited again %d)", text, i))
-					Expect(next.EditedAt).NotTo(BeNil(), "editedAt after a later edit")
-					if parseTime(*next.EditedAt).After(parseTime(prev)) {
+					e.Expect(next.EditedAt).NotTo(BeNil(), "editedAt after a later edit")
+					if e.parseTime(*next.EditedAt).After(e.parseTime(prev)) {
 						return
 					}
 				}
-				Fail(fmt.Sprintf("editedAt stays %s through edits made more than a second apart: it is not the time of the latest edit", prev))
+				e.fail(fmt.Sprintf("editedAt stays %s through edits made more than a second apart: it is not the time of the latest edit", prev))
 			})
 		})
 
@@ -417,7 +421,7 @@ func versioningSpecs(d decl) {
 			otherBefore := e.seen(1, room, other.ID)
 			edited := e.edit(0, room, m.ID, text+" (edited)")
 
-			By("reading both messages back as user 2")
+			e.by("reading both messages back as user 2")
 			e.verifies("MSG-EDIT-PERSISTED", func() {
 				var got Message
 				e.eventually(func(g Gomega) { // how soon another user sees a write is not shown
@@ -426,20 +430,20 @@ func versioningSpecs(d decl) {
 				})
 				// What the edit answered is what is stored; whether it raised
 				// v by one is MSG-EDIT-V-INC's, judged by its own checks.
-				Expect(got.V).To(Equal(edited.V), "user 2 sees v %d; the edit answered v %d", got.V, edited.V)
-				Expect(got.EditedAt).NotTo(BeNil(), "user 2 sees no editedAt after the edit")
-				Expect(got.Sent).To(Equal(before.Sent), "the edit changed sent")
-				Expect(got.FromUser.ID).To(Equal(before.FromUser.ID), "the edit changed fromUser")
+				e.Expect(got.V).To(Equal(edited.V), "user 2 sees v %d; the edit answered v %d", got.V, edited.V)
+				e.Expect(got.EditedAt).NotTo(BeNil(), "user 2 sees no editedAt after the edit")
+				e.Expect(got.Sent).To(Equal(before.Sent), "the edit changed sent")
+				e.Expect(got.FromUser.ID).To(Equal(before.FromUser.ID), "the edit changed fromUser")
 				if isTrue(m.Status) {
-					Expect(isTrue(got.Status)).To(BeTrue(), "the edit turned a status update into a plain message")
+					e.Expect(isTrue(got.Status)).To(BeTrue(), "the edit turned a status update into a plain message")
 				}
 				untouched := e.seen(1, room, other.ID)
-				Expect(untouched.Text).To(Equal(otherText), "editing %s changed another message, %s", m.ID, other.ID)
-				Expect(untouched.V).To(Equal(otherBefore.V), "editing %s changed the v of another message, %s", m.ID, other.ID)
-				Expect(untouched.EditedAt).To(Equal(otherBefore.EditedAt), "editing %s changed the editedAt of another message, %s", m.ID, other.ID)
+				e.Expect(untouched.Text).To(Equal(otherText), "editing %s changed another message, %s", m.ID, other.ID)
+				e.Expect(untouched.V).To(Equal(otherBefore.V), "editing %s changed the v of another message, %s", m.ID, other.ID)
+				e.Expect(untouched.EditedAt).To(Equal(otherBefore.EditedAt), "editing %s changed the editedAt of another message, %s", m.ID, other.ID)
 			})
 			e.verifies("MSG-SEND-EDITEDAT-NULL", func() {
-				Expect(e.seen(1, room, prior.ID).EditedAt).To(BeNil(), "editing %s set editedAt on %s, an older message never edited", m.ID, prior.ID)
+				e.Expect(e.seen(1, room, prior.ID).EditedAt).To(BeNil(), "editing %s set editedAt on %s, an older message never edited", m.ID, prior.ID)
 			})
 		})
 
@@ -451,19 +455,19 @@ func versioningSpecs(d decl) {
 			newer := e.send(0, room, newerText) // to find m in a list by without aroundId
 			var last Message
 			for i := 2; i <= 5; i++ {
-				By("edit number " + string(rune('0'+i-1)))
+				e.by("edit number " + string(rune('0'+i-1)))
 				last = e.edit(0, room, m.ID, text+" v"+string(rune('0'+i)))
-				e.verifies("MSG-EDIT-V-INC", func() { Expect(last.V).To(Equal(i), "v after %d edits", i-1) })
+				e.verifies("MSG-EDIT-V-INC", func() { e.Expect(last.V).To(Equal(i), "v after %d edits", i-1) })
 			}
 			e.verifies("MSG-EDIT-PERSISTED", func() {
 				got := e.getMessage(0, room, m.ID)
-				Expect(got.V).To(Equal(5), "v read back after 4 edits")
-				Expect(got.Text).To(Equal(last.Text), "text read back after 4 edits")
-				Expect(got.EditedAt).NotTo(BeNil(), "editedAt read back after 4 edits")
+				e.Expect(got.V).To(Equal(5), "v read back after 4 edits")
+				e.Expect(got.Text).To(Equal(last.Text), "text read back after 4 edits")
+				e.Expect(got.EditedAt).NotTo(BeNil(), "editedAt read back after 4 edits")
 				l := e.listedAs(0, room, m.ID, newer.ID)
-				Expect(l.V).To(Equal(5), "v in the list")
-				Expect(l.Text).To(Equal(last.Text), "text in the list")
-				Expect(l.EditedAt).NotTo(BeNil(), "editedAt in the list after 4 edits")
+				e.Expect(l.V).To(Equal(5), "v in the list")
+				e.Expect(l.Text).To(Equal(last.Text), "text in the list")
+				e.Expect(l.EditedAt).NotTo(BeNil(), "editedAt in the list after 4 edits")
 			})
 		})
 
@@ -475,8 +479,9 @@ func versioningSpecs(d decl) {
 			done := make(chan int, workers)
 			for w := range workers {
 				go func() {
-					defer GinkgoRecover()
 					ok := 0
+					defer func() { done <- ok }()
+					defer func() { e.t.Recovered(recover()) }()
 					for i := range each {
 						resp, err := e.Client.Do(e.ctx, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + m.ID,
 							Token: e.Users[0].Token, Body: map[string]string{"text": text + " w" + string(rune('a'+w)) + string(rune('a'+i))}})
@@ -484,15 +489,14 @@ func versioningSpecs(d decl) {
 							ok++
 						}
 					}
-					done <- ok
 				}()
 			}
 			total := 0
 			for range workers {
 				total += <-done
 			}
-			Expect(total).To(BeNumerically(">", 0), "no concurrent edit succeeded")
-			Expect(e.getMessage(0, room, m.ID).V).To(Equal(1+total), "%d edits succeeded", total)
+			e.Expect(total).To(BeNumerically(">", 0), "no concurrent edit succeeded")
+			e.Expect(e.getMessage(0, room, m.ID).V).To(Equal(1+total), "%d edits succeeded", total)
 		})
 	})
 }

@@ -52,7 +52,7 @@ var modelAreas = []modelArea{
 func modelSpecs(d decl) {
 	Describe("The model of the API", func() {
 		for _, a := range modelAreas {
-			d.it(a.text, reqs(a.reqs...), func(e *Env) { e.runModel(a) })
+			d.long().it(a.text, reqs(a.reqs...), func(e *Env) { e.runModel(a) })
 		}
 	})
 }
@@ -101,9 +101,9 @@ func (e *Env) runModel(a modelArea) {
 	}
 	var te *model.TransportError
 	if errors.As(err, &te) {
-		transportFailure(te.Err)
+		e.transportFailure(te.Err)
 	} else if err != nil {
-		Fail(err.Error())
+		e.fail(err.Error())
 	}
 }
 
@@ -120,7 +120,7 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 		if i > 0 {
 			what = "drawn again without " + reps[i-1].Finding.Requirement
 		}
-		By(fmt.Sprintf("%s: %d sequences, %d operations, %d requests; statements of %s applied", what, rep.Sequences, rep.Operations, rep.Requests, strings.Join(rep.Applied, ", ")))
+		e.by(fmt.Sprintf("%s: %d sequences, %d operations, %d requests; statements of %s applied", what, rep.Sequences, rep.Operations, rep.Requests, strings.Join(rep.Applied, ", ")))
 		for _, r := range rep.Applied {
 			if !slices.Contains(applied, r) {
 				applied = append(applied, r)
@@ -135,7 +135,7 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 		e.noteSoft(first.Blocked, refusedAcceptedSig, "the model's sequence: "+first.BlockedText) // see the model's wanted
 	}
 	if first.Blocked != "" {
-		e.step(first.Blocked, func() { Fail("the model needed an answer it could not use: " + first.BlockedText) })
+		e.step(first.Blocked, func() { e.fail("the model needed an answer it could not use: " + first.BlockedText) })
 	}
 	for _, r := range applied {
 		if !failed[r] {
@@ -144,12 +144,12 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 	}
 	for _, r := range e.ids {
 		if !failed[r] && !slices.Contains(applied, r) {
-			AddReportEntry(EntryNotApplied, r+"\nno sequence of the model's draws applied a statement of "+r+" in this run")
+			e.entry(EntryNotApplied, r+"\nno sequence of the model's draws applied a statement of "+r+" in this run")
 		}
 	}
 	for _, rep := range reps[1:] {
 		if rep.Blocked != "" {
-			By(fmt.Sprintf("the area drawn again could not go on (%s): %s", rep.Blocked, rep.BlockedText))
+			e.by(fmt.Sprintf("the area drawn again could not go on (%s): %s", rep.Blocked, rep.BlockedText))
 		}
 		if f := rep.Finding; f != nil {
 			for _, w := range f.Writes {
@@ -163,7 +163,7 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 			e.noteWrite(w.User, w.Request, w.Response)
 		}
 		e.verifies(f.Requirement, func() {
-			Fail(e.Client.Redactor().String(f.String()))
+			e.fail(e.Client.Redactor().String(f.String()))
 		})
 	}
 }

@@ -168,7 +168,7 @@ func (e *Env) observe(u int, what, path string, v any) bool {
 	if e.glance(u, path, nil, v) {
 		return true
 	}
-	By(fmt.Sprintf("user %d cannot read %s: that observation is skipped", u+1, what))
+	e.by(fmt.Sprintf("user %d cannot read %s: that observation is skipped", u+1, what))
 	return false
 }
 
@@ -183,7 +183,7 @@ func (e *Env) markRead(u int, room string, ids ...string) {
 // seed sends n messages as user u and returns them in the order sent.
 func (e *Env) seed(u int, room string, n int) []Message {
 	GinkgoHelper()
-	By(fmt.Sprintf("sending %d messages of our own", n))
+	e.by(fmt.Sprintf("sending %d messages of our own", n))
 	out := make([]Message, n)
 	for i := range out {
 		t, _ := e.text()
@@ -256,7 +256,7 @@ func (e *Env) deepMessage() (m Message, room string, ok bool) {
 		deeper = e.list(0, room, q("beforeId", oldest(newest).ID, "limit", "1"))
 	}
 	if len(deeper) != 1 {
-		By(fmt.Sprintf("room %s holds no message older than its newest 100: nothing deep to read", room))
+		e.by(fmt.Sprintf("room %s holds no message older than its newest 100: nothing deep to read", room))
 		return Message{}, room, false
 	}
 	return deeper[0], room, true
@@ -316,6 +316,6 @@ func (e *Env) listedAs(u int, room, id, newer string) Message {
 			return m
 		}
 	}
-	Fail(fmt.Sprintf("message %s is listed neither in the window around it (aroundId) nor among the 100 messages before %s, sent after it", id, newer))
+	e.fail(fmt.Sprintf("message %s is listed neither in the window around it (aroundId) nor among the 100 messages before %s, sent after it", id, newer))
 	return Message{}
 }

@@ -72,7 +72,7 @@ func (e *Env) softly(req string, resp *client.Response, what string) bool {
 func (e *Env) noteSoft(req, sig, text string) {
 	if !e.soft[req] {
 		e.soft[req] = true
-		AddReportEntry(EntrySoftFail, req+"\n"+sig+"\n"+text)
+		e.entry(EntrySoftFail, req+"\n"+sig+"\n"+text)
 	}
 }
 
@@ -176,7 +176,7 @@ func (e *Env) failLater() {
 		return
 	}
 	l := (*e.later)[0]
-	e.verifies(l.req, func() { Fail(l.text) })
+	e.verifies(l.req, func() { e.fail(l.text) })
 }
 
 // step runs f as a setup step that exercises requirement req. When f fails
@@ -204,7 +204,7 @@ func (e *Env) step(req string, f func()) {
 			if r := recover(); r != nil {
 				if *e.blocker == req && !e.noAnswer() {
 					e.noteSoft(req, "a step of "+req+" failed in a check it blocks",
-						fmt.Sprintf("a step exercising %s failed in the check %q, which it blocks; that check's failure shows the exchange", req, CurrentSpecReport().FullText()))
+						fmt.Sprintf("a step exercising %s failed in the check %q, which it blocks; that check's failure shows the exchange", req, e.name()))
 				}
 				panic(r)
 			}
@@ -257,7 +257,7 @@ func (e *Env) verifies(req string, f func()) {
 	*e.judging = prev
 	if !e.judged[req] {
 		e.judged[req] = true
-		AddReportEntry(EntryJudged, req)
+		e.entry(EntryJudged, req)
 	}
 }
 
@@ -276,7 +276,7 @@ func (e *Env) lacking(req, text string) {
 	default:
 		*e.blocker = req
 	}
-	Fail(text)
+	e.fail(text)
 }
 
 // unwind runs when a check's body returns or unwinds. A check that
@@ -302,9 +302,9 @@ func (e *Env) unwind() {
 func (e *Env) noteBlocker() {
 	switch {
 	case *e.blocker != "":
-		AddReportEntry(EntryBlockedBy, *e.blocker)
+		e.entry(EntryBlockedBy, *e.blocker)
 	case *e.judging != "":
-		AddReportEntry(EntryFailed, *e.judging)
+		e.entry(EntryFailed, *e.judging)
 	}
 }
 
@@ -316,7 +316,7 @@ func (e *Env) noAnswer() bool {
 	if e.ctx != nil && e.ctx.Err() != nil {
 		return true
 	}
-	for _, entry := range CurrentSpecReport().ReportEntries {
+	for _, entry := range e.t.ReportEntries() {
 		if entry.Name == EntryError || entry.Name == EntryInconclusive {
 			return true
 		}
@@ -326,13 +326,13 @@ func (e *Env) noAnswer() bool {
 
 // transportFailure ends the check with an ERROR (or INCONCLUSIVE) outcome:
 // the request got no answer to judge.
-func transportFailure(err error) {
+func (e *Env) transportFailure(err error) {
 	GinkgoHelper()
 	var un interface{ Unavailable() bool }
 	if errors.As(err, &un) && un.Unavailable() {
-		AddReportEntry(EntryInconclusive, err.Error())
-		Fail(fmt.Sprintf("the target kept refusing the request: %v", err))
+		e.entry(EntryInconclusive, err.Error())
+		e.fail(fmt.Sprintf("the target kept refusing the request: %v", err))
 	}
-	AddReportEntry(EntryError, err.Error())
-	Fail(fmt.Sprintf("no answer from the target: %v", err))
+	e.entry(EntryError, err.Error())
+	e.fail(fmt.Sprintf("no answer from the target: %v", err))
 }

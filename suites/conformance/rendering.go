@@ -13,18 +13,18 @@ type element = markup.Element
 
 // elements parses a message's html as a fragment, the way a browser would,
 // and returns every element with its class and text.
-func elements(fragment string) []element {
+func (e *Env) elements(fragment string) []element {
 	GinkgoHelper()
 	els, err := markup.Parse(fragment)
-	Expect(err).NotTo(HaveOccurred(), "html %q does not parse", fragment)
+	e.Expect(err).NotTo(HaveOccurred(), "html %q does not parse", fragment)
 	return els
 }
 
 // textOfFragment is the text a browser would show for an html fragment.
-func textOfFragment(fragment string) string {
+func (e *Env) textOfFragment(fragment string) string {
 	GinkgoHelper()
 	text, err := markup.Text(fragment)
-	Expect(err).NotTo(HaveOccurred(), "html %q does not parse", fragment)
+	e.Expect(err).NotTo(HaveOccurred(), "html %q does not parse", fragment)
 	return text
 }
 
@@ -47,16 +47,16 @@ func renderingSpecs(d decl) {
 			m := e.send(0, e.writeRoom(), "@"+e.Users[1].Username+" hello "+marker+" cc @"+e.Users[0].Username)
 			e.verifies("RENDER-MENTION", func() {
 				var shown []string
-				for _, span := range withClass(elements(m.HTML), "span", "mention") {
+				for _, span := range withClass(e.elements(m.HTML), "span", "mention") {
 					shown = append(shown, span.Text)
 				}
-				Expect(shown).To(ConsistOf("@"+e.Users[1].Username, "@"+e.Users[0].Username), "mention spans of a text with two mentions; html: %s", m.HTML)
+				e.Expect(shown).To(ConsistOf("@"+e.Users[1].Username, "@"+e.Users[0].Username), "mention spans of a text with two mentions; html: %s", m.HTML)
 			})
 			e.verifies("META-MENTIONS", func() {
-				Expect(m.Mentions).To(ContainElements(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}, MentionRef{ScreenName: e.Users[0].Username, UserID: e.me(0)}),
+				e.Expect(m.Mentions).To(ContainElements(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}, MentionRef{ScreenName: e.Users[0].Username, UserID: e.me(0)}),
 					"mentions of a text with two mentions")
 				status := e.sendBody(0, e.writeRoom(), map[string]any{"text": "waves at @" + e.Users[1].Username + " " + marker, "status": true})
-				Expect(status.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}), "mentions of a status update with a mention")
+				e.Expect(status.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}), "mentions of a status update with a mention")
 			})
 		})
 
@@ -64,11 +64,11 @@ func renderingSpecs(d decl) {
 			_, marker := e.text()
 			m := e.send(0, e.writeRoom(), "fixed in #4321 "+marker)
 			e.verifies("RENDER-ISSUE", func() {
-				spans := withClass(elements(m.HTML), "span", "issue")
-				Expect(spans).To(HaveLen(1), "html: %s", m.HTML)
-				Expect(spans[0].Text).To(Equal("#4321"))
+				spans := withClass(e.elements(m.HTML), "span", "issue")
+				e.Expect(spans).To(HaveLen(1), "html: %s", m.HTML)
+				e.Expect(spans[0].Text).To(Equal("#4321"))
 			})
-			e.verifies("META-ISSUES", func() { Expect(m.Issues).To(ContainElement(IssueRef{Number: "4321"})) })
+			e.verifies("META-ISSUES", func() { e.Expect(m.Issues).To(ContainElement(IssueRef{Number: "4321"})) })
 		})
 
 		d.it("turns a URL into an anchor with class link and lists it", reqs("RENDER-LINK", "META-URLS"), func(e *Env) {
@@ -77,18 +77,18 @@ func renderingSpecs(d decl) {
 			urls := []string{"https://example.com/" + marker + "?a=1&b=2#frag", "http://example.org/" + marker + "/plain"}
 			m := e.send(0, e.writeRoom(), "see "+urls[0]+"\nand "+urls[1]+" please")
 			e.verifies("RENDER-LINK", func() {
-				anchors := withClass(elements(m.HTML), "a", "link")
-				Expect(anchors).To(HaveLen(2), "anchors of a text with two links; html: %s", m.HTML)
+				anchors := withClass(e.elements(m.HTML), "a", "link")
+				e.Expect(anchors).To(HaveLen(2), "anchors of a text with two links; html: %s", m.HTML)
 				// A server may normalise a URL (escape it, drop a default port):
 				// the link must lead to the same place, not be the same bytes.
 				for _, url := range urls {
-					Expect(anchors).To(ContainElement(WithTransform(func(a element) bool { return markup.SameURL(a.Attrs["href"], url) }, BeTrue())),
+					e.Expect(anchors).To(ContainElement(WithTransform(func(a element) bool { return markup.SameURL(a.Attrs["href"], url) }, BeTrue())),
 						"no link's href leads to %q; html: %s", url, m.HTML)
 				}
 			})
 			e.verifies("META-URLS", func() {
 				for _, url := range urls {
-					Expect(m.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return markup.SameURL(u.URL, url) }, BeTrue())), "urls %v do not list %q", m.URLs, url)
+					e.Expect(m.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return markup.SameURL(u.URL, url) }, BeTrue())), "urls %v do not list %q", m.URLs, url)
 				}
 			})
 		})
@@ -98,7 +98,7 @@ func renderingSpecs(d decl) {
 			room := e.writeRoom()
 			_, marker := e.text()
 			m := e.send(0, room, "nothing to render yet "+marker)
-			e.verifies("META-MENTIONS", func() { Expect(m.Mentions).To(BeEmpty(), "mentions of a text without a mention") })
+			e.verifies("META-MENTIONS", func() { e.Expect(m.Mentions).To(BeEmpty(), "mentions of a text without a mention") })
 			url := "https://example.com/" + marker
 			newText := "now @" + e.Users[1].Username + " #808 " + url + " " + marker
 			edited := e.edit(0, room, m.ID, newText)
@@ -110,23 +110,23 @@ func renderingSpecs(d decl) {
 				})
 			})
 			for _, got := range []Message{edited, readBack} {
-				els := elements(got.HTML)
+				els := e.elements(got.HTML)
 				e.verifies("RENDER-MENTION", func() {
-					Expect(withClass(els, "span", "mention")).To(HaveLen(1), "html after the edit: %s", got.HTML)
+					e.Expect(withClass(els, "span", "mention")).To(HaveLen(1), "html after the edit: %s", got.HTML)
 				})
 				e.verifies("RENDER-ISSUE", func() {
-					Expect(withClass(els, "span", "issue")).To(HaveLen(1), "html after the edit: %s", got.HTML)
+					e.Expect(withClass(els, "span", "issue")).To(HaveLen(1), "html after the edit: %s", got.HTML)
 				})
-				e.verifies("RENDER-LINK", func() { Expect(withClass(els, "a", "link")).To(HaveLen(1), "html after the edit: %s", got.HTML) })
+				e.verifies("RENDER-LINK", func() { e.Expect(withClass(els, "a", "link")).To(HaveLen(1), "html after the edit: %s", got.HTML) })
 				e.verifies("META-MENTIONS", func() {
-					Expect(got.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}), "mentions after the edit")
+					e.Expect(got.Mentions).To(ContainElement(MentionRef{ScreenName: e.Users[1].Username, UserID: e.me(1)}), "mentions after the edit")
 				})
-				e.verifies("META-ISSUES", func() { Expect(got.Issues).To(ContainElement(IssueRef{Number: "808"}), "issues after the edit") })
+				e.verifies("META-ISSUES", func() { e.Expect(got.Issues).To(ContainElement(IssueRef{Number: "808"}), "issues after the edit") })
 				e.verifies("META-URLS", func() {
-					Expect(got.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return markup.SameURL(u.URL, url) }, BeTrue())), "urls after the edit")
+					e.Expect(got.URLs).To(ContainElement(WithTransform(func(u URLRef) bool { return markup.SameURL(u.URL, url) }, BeTrue())), "urls after the edit")
 				})
 			}
-			By("editing the mention, issue and link away again")
+			e.by("editing the mention, issue and link away again")
 			e.edit(0, room, m.ID, "nothing left "+marker)
 			var plain Message
 			e.step("MSG-EDIT-PERSISTED", func() {
@@ -135,17 +135,17 @@ func renderingSpecs(d decl) {
 					g.Expect(plain.Text).To(Equal("nothing left " + marker))
 				})
 			})
-			els := elements(plain.HTML)
+			els := e.elements(plain.HTML)
 			e.verifies("RENDER-MENTION", func() {
-				Expect(withClass(els, "span", "mention")).To(BeEmpty(), "html still shows a mention: %s", plain.HTML)
+				e.Expect(withClass(els, "span", "mention")).To(BeEmpty(), "html still shows a mention: %s", plain.HTML)
 			})
 			e.verifies("RENDER-ISSUE", func() {
-				Expect(withClass(els, "span", "issue")).To(BeEmpty(), "html still shows an issue: %s", plain.HTML)
+				e.Expect(withClass(els, "span", "issue")).To(BeEmpty(), "html still shows an issue: %s", plain.HTML)
 			})
-			e.verifies("RENDER-LINK", func() { Expect(withClass(els, "a", "link")).To(BeEmpty(), "html still shows a link: %s", plain.HTML) })
-			e.verifies("META-MENTIONS", func() { Expect(plain.Mentions).To(BeEmpty(), "mentions after the mention was edited away") })
-			e.verifies("META-ISSUES", func() { Expect(plain.Issues).To(BeEmpty(), "issues after the issue was edited away") })
-			e.verifies("META-URLS", func() { Expect(plain.URLs).To(BeEmpty(), "urls after the link was edited away") })
+			e.verifies("RENDER-LINK", func() { e.Expect(withClass(els, "a", "link")).To(BeEmpty(), "html still shows a link: %s", plain.HTML) })
+			e.verifies("META-MENTIONS", func() { e.Expect(plain.Mentions).To(BeEmpty(), "mentions after the mention was edited away") })
+			e.verifies("META-ISSUES", func() { e.Expect(plain.Issues).To(BeEmpty(), "issues after the issue was edited away") })
+			e.verifies("META-URLS", func() { e.Expect(plain.URLs).To(BeEmpty(), "urls after the link was edited away") })
 		})
 
 		d.it("escapes special characters and never passes markup through", reqs("RENDER-ESCAPE"), func(e *Env) {
@@ -154,39 +154,39 @@ func renderingSpecs(d decl) {
 			// Markup on the first line and after a line break.
 			text := `<script>alert("x")</script> <b>bold?</b> 1 < 2 & 3 > 2 ` + marker + "\n<i>second</i> line & <iframe src=x></iframe> and `<b>code</b>`"
 			m := e.send(0, room, text)
-			escaped(m, `<script>alert("x")</script>`, "1 < 2 & 3 > 2", "<i>second</i> line & ", "<b>code</b>")
-			By("editing the text to other markup: the edit's html is escaped too")
+			e.escaped(m, `<script>alert("x")</script>`, "1 < 2 & 3 > 2", "<i>second</i> line & ", "<b>code</b>")
+			e.by("editing the text to other markup: the edit's html is escaped too")
 			edited := e.edit(0, room, m.ID, `<b>edited</b> & <img src=x> `+marker)
-			escaped(edited, "<b>edited</b> & ")
+			e.escaped(edited, "<b>edited</b> & ")
 		})
 
 		d.it("leaves @names and #numbers in code alone", reqs("REF-HTML"), func(e *Env) {
 			e.needUsers(2)
 			_, marker := e.text()
 			m := e.send(0, e.writeRoom(), "`@"+e.Users[1].Username+" #77` "+marker)
-			els := elements(m.HTML)
-			Expect(withClass(els, "span", "mention")).To(BeEmpty(), "html: %s", m.HTML)
-			Expect(withClass(els, "span", "issue")).To(BeEmpty(), "html: %s", m.HTML)
+			els := e.elements(m.HTML)
+			e.Expect(withClass(els, "span", "mention")).To(BeEmpty(), "html: %s", m.HTML)
+			e.Expect(withClass(els, "span", "issue")).To(BeEmpty(), "html: %s", m.HTML)
 		})
 	})
 }
 
 // escaped checks that m's html shows each of texts as text, with no
 // element the text spelled and no bare &.
-func escaped(m Message, texts ...string) {
+func (e *Env) escaped(m Message, texts ...string) {
 	GinkgoHelper()
-	for _, el := range elements(m.HTML) {
-		Expect(el.Tag).NotTo(BeElementOf("script", "b", "i", "img", "iframe"), "html %q holds a <%s> element", m.HTML, el.Tag)
+	for _, el := range e.elements(m.HTML) {
+		e.Expect(el.Tag).NotTo(BeElementOf("script", "b", "i", "img", "iframe"), "html %q holds a <%s> element", m.HTML, el.Tag)
 	}
 	// Escaped characters read back as the text that was sent, whichever
 	// escape (&lt; or &#60;) the server chose.
-	shown := textOfFragment(m.HTML)
+	shown := e.textOfFragment(m.HTML)
 	for _, t := range texts {
-		Expect(shown).To(ContainSubstring(t), "html %q", m.HTML)
+		e.Expect(shown).To(ContainSubstring(t), "html %q", m.HTML)
 	}
 	// Escaped means every & in the html starts a character reference: a
 	// browser forgives a bare "& ", the document does not.
-	Expect(bareAmpersand(m.HTML)).To(BeEmpty(), "html %q holds an unescaped &", m.HTML)
+	e.Expect(bareAmpersand(m.HTML)).To(BeEmpty(), "html %q holds an unescaped &", m.HTML)
 }
 
 // characterReference is what may follow an & in escaped html.

@@ -15,18 +15,18 @@ func roomSpecs(d decl) {
 	Describe("GET /v1/user/{userId}/rooms", func() {
 		d.it("lists rooms with documented types and kinds", reqs("ROOM-LIST", "ROOM-SHAPE", "ROOM-PLATFORM-TYPE"), func(e *Env) {
 			rooms := e.rooms(0, "rooms")
-			By("judging the rooms the channels, organisations and repositories lists hold too")
+			e.by("judging the rooms the channels, organisations and repositories lists hold too")
 			e.roomsElsewhere(0) // each answer is validated; violations of room fields fail here
 			for _, room := range rooms {
-				e.verifies("ROOM-SHAPE", func() { Expect(room.ID).NotTo(BeEmpty(), "a room without id") })
+				e.verifies("ROOM-SHAPE", func() { e.Expect(room.ID).NotTo(BeEmpty(), "a room without id") })
 				e.verifies("ROOM-PLATFORM-TYPE", func() {
-					Expect([]string{"ONETOONE", "ORG", "REPO", "USER_CHANNEL", ""}).To(ContainElement(room.PlatformType), "room %s", room.ID)
+					e.Expect([]string{"ONETOONE", "ORG", "REPO", "USER_CHANNEL", ""}).To(ContainElement(room.PlatformType), "room %s", room.ID)
 				})
 			}
 			if room := e.Target.WriteRoom; room != "" {
 				// A room's fields are written anew by the user's own writes
 				// (its last access, its counts): the shape holds after them.
-				By("reading the lists again after user 1 sends a message in write_room")
+				e.by("reading the lists again after user 1 sends a message in write_room")
 				text, _ := e.text()
 				e.step("MSG-SEND-200", func() { e.send(0, room, text) })
 				e.rooms(0, "rooms")
@@ -44,17 +44,17 @@ func roomSpecs(d decl) {
 			for kind, id := range map[string]string{"one_to_one": e.Target.Rooms.OneToOne, "org": e.Target.Rooms.Org, "repo": e.Target.Rooms.Repo} {
 				switch {
 				case id == "" || e.Target.Discovered[kind]:
-					By("the description names no " + kind + " room of user 1")
+					e.by("the description names no " + kind + " room of user 1")
 					continue
 				case id == e.Target.HideRoom:
 					// Hiding may take a room out of the list for good; the
 					// hide check owns that room.
-					By("the " + kind + " room is hide_room, which the hide check may have hidden")
+					e.by("the " + kind + " room is hide_room, which the hide check may have hidden")
 					continue
 				}
 				checked++
-				Expect(listed).To(HaveKey(id), "the %s room %s is missing from the rooms list", kind, id)
-				Expect(again).To(HaveKey(id), "the %s room %s, listed on the first read, is missing from the rooms list on the next", kind, id)
+				e.Expect(listed).To(HaveKey(id), "the %s room %s is missing from the rooms list", kind, id)
+				e.Expect(again).To(HaveKey(id), "the %s room %s, listed on the first read, is missing from the rooms list on the next", kind, id)
 				// A hint is a promise of the room's kind too: the list shows it
 				// as a room of that kind wherever it says.
 				want := map[string]string{"one_to_one": "ONETOONE", "org": "ORG", "repo": "REPO"}[kind]
@@ -66,15 +66,15 @@ func roomSpecs(d decl) {
 					// breach, which the document checker reports; a listed one
 					// of another kind is this room's kind gone wrong.
 					if slices.Contains([]string{"ONETOONE", "ORG", "REPO", "USER_CHANNEL"}, rm.PlatformType) {
-						Expect(rm.PlatformType).To(Equal(want), "the description names %s as user 1's %s room, and the rooms list shows it as %s", id, kind, rm.PlatformType)
+						e.Expect(rm.PlatformType).To(Equal(want), "the description names %s as user 1's %s room, and the rooms list shows it as %s", id, kind, rm.PlatformType)
 					}
 					if rm.OneToOne != nil {
-						Expect(*rm.OneToOne).To(Equal(kind == "one_to_one"), "the description names %s as user 1's %s room, and the rooms list says oneToOne %v", id, kind, *rm.OneToOne)
+						e.Expect(*rm.OneToOne).To(Equal(kind == "one_to_one"), "the description names %s as user 1's %s room, and the rooms list says oneToOne %v", id, kind, *rm.OneToOne)
 					}
 				}
 			}
 			if checked == 0 {
-				Skip("the target description names no rooms (rooms: one_to_one, org, repo) other than hide_room to look for in user 1's rooms list, and no list shows write_room as a room of one of those kinds")
+				e.skip("the target description names no rooms (rooms: one_to_one, org, repo) other than hide_room to look for in user 1's rooms list, and no list shows write_room as a room of one of those kinds")
 			}
 			// The other participant of the named one-to-one room has it in
 			// their list too, when the description names them.
@@ -85,7 +85,7 @@ func roomSpecs(d decl) {
 					}
 					for u := 1; u < len(e.Users); u++ {
 						if e.me(u) == rm.User.ID {
-							Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(id), "the one-to-one room %s of users 1 and %d is missing from user %d's rooms list", id, u+1, u+1)
+							e.Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(id), "the one-to-one room %s of users 1 and %d is missing from user %d's rooms list", id, u+1, u+1)
 						}
 					}
 				}
@@ -102,7 +102,7 @@ func roomSpecs(d decl) {
 					oneToOne++
 				}
 			}
-			By("judging the rooms of the other users' lists the same way")
+			e.by("judging the rooms of the other users' lists the same way")
 			for u := 1; u < len(e.Users); u++ {
 				var theirs []Room
 				if !e.glance(u, "/v1/user/"+e.me(u)+"/rooms", nil, &theirs) {
@@ -114,7 +114,7 @@ func roomSpecs(d decl) {
 					}
 				}
 			}
-			By("judging the rooms the channels, organisations and repositories lists hold")
+			e.by("judging the rooms the channels, organisations and repositories lists hold")
 			var embedded []Room
 			for _, rooms := range e.roomsElsewhere(0) {
 				embedded = append(embedded, rooms...)
@@ -122,25 +122,25 @@ func roomSpecs(d decl) {
 			for _, room := range embedded {
 				if room.PlatformType != "ONETOONE" && !isTrue(room.OneToOne) {
 					e.verifies("ROOM-USER-ONLY-ONE-TO-ONE", func() {
-						Expect(room.User).To(BeNil(), "room %s (%s), listed among channels, organisations or repositories, is not one-to-one but carries user", room.ID, room.PlatformType)
+						e.Expect(room.User).To(BeNil(), "room %s (%s), listed among channels, organisations or repositories, is not one-to-one but carries user", room.ID, room.PlatformType)
 					})
 				}
 			}
 			if oneToOne == 0 {
-				Skip("no described user lists a one-to-one room (hide_room, if it is one, may be hidden already; the hide check judges it before hiding it)")
+				e.skip("no described user lists a one-to-one room (hide_room, if it is one, may be hidden already; the hide check judges it before hiding it)")
 			}
 		})
 
 		d.it("hides a room for that user only: it leaves the user's rooms list, other members and other rooms stay", reqs("ROOM-HIDE", "ROOM-ONE-TO-ONE", "ROOM-USER-ONLY-ONE-TO-ONE", "HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"), func(e *Env) {
 			room := e.Target.HideRoom
 			if room == "" {
-				Skip("hiding a room is destructive: name hide_room in the target description to allow it")
+				e.skip("hiding a room is destructive: name hide_room in the target description to allow it")
 			}
-			By("noting who lists the room before it is hidden, and judging its entry as the rooms checks do")
+			e.by("noting who lists the room before it is hidden, and judging its entry as the rooms checks do")
 			listed := e.rooms(0, "rooms")
 			mine := idSetRooms(listed)
 			if !mine[room] {
-				By("user 1 does not list the room now: an earlier run may have hidden it for good")
+				e.by("user 1 does not list the room now: an earlier run may have hidden it for good")
 			}
 			for _, rm := range listed {
 				if rm.ID == room {
@@ -175,7 +175,7 @@ func roomSpecs(d decl) {
 						read--
 						continue
 					}
-					Expect(after).NotTo(HaveKey(room), "the hidden room %s is back in user 1's rooms list on read %d of 5 after the hide took effect", room, read+1)
+					e.Expect(after).NotTo(HaveKey(room), "the hidden room %s is back in user 1's rooms list on read %d of 5 after the hide took effect", room, read+1)
 				}
 				// A room missing is read for again before the hide is blamed:
 				// a list that leaves rooms out one time in a few breaks
@@ -185,27 +185,27 @@ func roomSpecs(d decl) {
 				}
 				for id := range mine {
 					if id != room && !after[id] {
-						Expect(e.steady("ROOM-KINDS", "user 1's rooms list", stays(id))).To(BeTrue(), "hiding room %s also took room %s out of user 1's rooms list", room, id)
+						e.Expect(e.steady("ROOM-KINDS", "user 1's rooms list", stays(id))).To(BeTrue(), "hiding room %s also took room %s out of user 1's rooms list", room, id)
 					}
 				}
 				for _, u := range others {
-					Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s for user 1 took it out of user %d's rooms list too", room, u+1)
+					e.Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s for user 1 took it out of user %d's rooms list too", room, u+1)
 				}
 				if len(others) == 0 {
-					By("no other described user lists the room, so only user 1's side is checked")
+					e.by("no other described user lists the room, so only user 1's side is checked")
 				}
-				By("hiding it again: what a repeat answers is not shown, but it is no server error and changes nothing")
+				e.by("hiding it again: what a repeat answers is not shown, but it is no server error and changes nothing")
 				again := e.call(0, client.Request{Method: "DELETE", Path: "/v1/user/" + e.me(0) + "/rooms/" + room})
-				Expect(again.Status).To(BeNumerically("<", 500), "hiding room %s a second time answered %d", room, again.Status)
+				e.Expect(again.Status).To(BeNumerically("<", 500), "hiding room %s a second time answered %d", room, again.Status)
 				after = idSetRooms(e.rooms(0, "rooms"))
-				Expect(after).NotTo(HaveKey(room), "hiding room %s a second time brought it back into user 1's rooms list", room)
+				e.Expect(after).NotTo(HaveKey(room), "hiding room %s a second time brought it back into user 1's rooms list", room)
 				for id := range mine {
 					if id != room && !after[id] {
-						Expect(e.steady("ROOM-KINDS", "user 1's rooms list", stays(id))).To(BeTrue(), "hiding room %s a second time took room %s out of user 1's rooms list", room, id)
+						e.Expect(e.steady("ROOM-KINDS", "user 1's rooms list", stays(id))).To(BeTrue(), "hiding room %s a second time took room %s out of user 1's rooms list", room, id)
 					}
 				}
 				for _, u := range others {
-					Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s a second time for user 1 took it out of user %d's rooms list", room, u+1)
+					e.Expect(idSetRooms(e.rooms(u, "rooms"))).To(HaveKey(room), "hiding room %s a second time for user 1 took it out of user %d's rooms list", room, u+1)
 				}
 			})
 			// The one operation the content-type check does not make: a
@@ -215,7 +215,7 @@ func roomSpecs(d decl) {
 				e.expectJSONContentType(hid)
 			} else {
 				for _, r := range []string{"HTTP-JSON-CONTENT-TYPE", "HTTP-JSON-BODY"} {
-					AddReportEntry(EntryNotApplied, r+"\nthe hide answered without a body: no label or JSON to judge")
+					e.entry(EntryNotApplied, r+"\nthe hide answered without a body: no label or JSON to judge")
 				}
 			}
 		})
@@ -232,24 +232,24 @@ func roomSpecs(d decl) {
 				// A channel the description names must be listed: an empty
 				// list is no answer.
 				e.verifies("CHANNEL-LIST", func() {
-					Expect(idSetRooms(channels)).To(HaveKey(ch), "the channel %s the description names is not in user 1's channels list", ch)
+					e.Expect(idSetRooms(channels)).To(HaveKey(ch), "the channel %s the description names is not in user 1's channels list", ch)
 				})
 			}
-			By("judging the channels the rooms list holds too")
+			e.by("judging the channels the rooms list holds too")
 			for _, rm := range e.rooms(0, "rooms") {
 				if rm.PlatformType == "USER_CHANNEL" {
 					channels = append(channels, rm)
 				}
 			}
 			if len(channels) == 0 {
-				Skip("user 1 has no channel")
+				e.skip("user 1 has no channel")
 			}
 			for _, c := range channels {
 				e.verifies("CHANNEL-LIST", func() {
-					Expect([]string{"", "USER_CHANNEL"}).To(ContainElement(c.PlatformType), "channel %s has platformType %s", c.ID, c.PlatformType)
+					e.Expect([]string{"", "USER_CHANNEL"}).To(ContainElement(c.PlatformType), "channel %s has platformType %s", c.ID, c.PlatformType)
 				})
-				e.verifies("CHANNEL-NO-USERCOUNT", func() { Expect(c.UserCount).To(BeNil(), "channel %s carries userCount", c.ID) })
-				e.verifies("CHANNEL-SECURITY", func() { Expect(c.Security).NotTo(BeNil(), "channel %s carries no security", c.ID) })
+				e.verifies("CHANNEL-NO-USERCOUNT", func() { e.Expect(c.UserCount).To(BeNil(), "channel %s carries userCount", c.ID) })
+				e.verifies("CHANNEL-SECURITY", func() { e.Expect(c.Security).NotTo(BeNil(), "channel %s carries no security", c.ID) })
 			}
 		})
 	})
@@ -269,14 +269,14 @@ func roomSpecs(d decl) {
 				return ids
 			})
 			if len(orgs) == 0 {
-				Skip("user 1 belongs to no organisation")
+				e.skip("user 1 belongs to no organisation")
 			}
 			for _, o := range orgs {
-				e.verifies("ORG-LIST", func() { Expect(o.Name).NotTo(BeEmpty(), "an organisation without a name") })
+				e.verifies("ORG-LIST", func() { e.Expect(o.Name).NotTo(BeEmpty(), "an organisation without a name") })
 				if o.Room != nil {
 					e.verifies("ORG-ROOM", func() {
-						Expect(o.Room.ID).NotTo(BeEmpty(), "organisation %s embeds a room without id", o.Name)
-						Expect([]string{"", "ORG"}).To(ContainElement(o.Room.PlatformType), "organisation %s embeds a room of type %s", o.Name, o.Room.PlatformType)
+						e.Expect(o.Room.ID).NotTo(BeEmpty(), "organisation %s embeds a room without id", o.Name)
+						e.Expect([]string{"", "ORG"}).To(ContainElement(o.Room.PlatformType), "organisation %s embeds a room of type %s", o.Name, o.Room.PlatformType)
 					})
 				}
 			}
@@ -298,14 +298,14 @@ func roomSpecs(d decl) {
 				return ids
 			})
 			if len(repos) == 0 {
-				Skip("user 1 has no repository")
+				e.skip("user 1 has no repository")
 			}
 			for _, p := range repos {
-				e.verifies("REPO-LIST", func() { Expect(p.Name).NotTo(BeEmpty(), "a repository without a name") })
+				e.verifies("REPO-LIST", func() { e.Expect(p.Name).NotTo(BeEmpty(), "a repository without a name") })
 				if p.Room != nil {
 					e.verifies("REPO-ROOM", func() {
-						Expect(p.Room.ID).NotTo(BeEmpty(), "repository %s embeds a room without id", p.Name)
-						Expect([]string{"", "REPO"}).To(ContainElement(p.Room.PlatformType), "repository %s embeds a room of type %s", p.Name, p.Room.PlatformType)
+						e.Expect(p.Room.ID).NotTo(BeEmpty(), "repository %s embeds a room without id", p.Name)
+						e.Expect([]string{"", "REPO"}).To(ContainElement(p.Room.PlatformType), "repository %s embeds a room of type %s", p.Name, p.Room.PlatformType)
 					})
 				}
 			}
@@ -318,7 +318,7 @@ func roomSpecs(d decl) {
 			// fails on one of the two.
 			for _, u := range e.usersWhoGranted(true) {
 				for i, names := range e.privateReposByRead(u) {
-					Expect(names).NotTo(BeEmpty(), "user %d granted private access but sees no private repository on read %d of 2 (private_repos_granted: true promises the user owns at least one)", u+1, i+1)
+					e.Expect(names).NotTo(BeEmpty(), "user %d granted private access but sees no private repository on read %d of 2 (private_repos_granted: true promises the user owns at least one)", u+1, i+1)
 				}
 			}
 		})
@@ -329,15 +329,15 @@ func roomSpecs(d decl) {
 				// A granting user's list first: whatever the server kept of
 				// an earlier answer, it has one with private repositories in
 				// hand when user u asks.
-				By(fmt.Sprintf("reading user %d's repositories list, who granted access, before user %d's", granting[0]+1, u+1))
+				e.by(fmt.Sprintf("reading user %d's repositories list, who granted access, before user %d's", granting[0]+1, u+1))
 				e.step("REPO-LIST", func() { e.privateReposByRead(granting[0]) })
-				Expect(e.privateRepos(u)).To(BeEmpty(), "user %d did not grant private access but sees private repositories", u+1)
+				e.Expect(e.privateRepos(u)).To(BeEmpty(), "user %d did not grant private access but sees private repositories", u+1)
 				// Right after a granting user's list: one user's grant
 				// reaches no other user, whatever was asked just before.
 				g := granting[0]
-				By(fmt.Sprintf("reading user %d's repositories list right after user %d's, who granted access", u+1, g+1))
+				e.by(fmt.Sprintf("reading user %d's repositories list right after user %d's, who granted access", u+1, g+1))
 				e.step("REPO-LIST", func() { e.privateReposByRead(g) })
-				Expect(e.privateRepos(u)).To(BeEmpty(), "user %d did not grant private access but sees private repositories right after user %d, who granted it, listed theirs", u+1, g+1)
+				e.Expect(e.privateRepos(u)).To(BeEmpty(), "user %d did not grant private access but sees private repositories right after user %d, who granted it, listed theirs", u+1, g+1)
 			}
 		})
 	})
@@ -352,19 +352,19 @@ func (e *Env) judgeRoomKind(u int, room Room) bool {
 	GinkgoHelper()
 	if room.OneToOne != nil && room.PlatformType != "" {
 		e.verifies("ROOM-ONE-TO-ONE", func() {
-			Expect(*room.OneToOne).To(Equal(room.PlatformType == "ONETOONE"), "room %s: oneToOne %v with platformType %s", room.ID, *room.OneToOne, room.PlatformType)
+			e.Expect(*room.OneToOne).To(Equal(room.PlatformType == "ONETOONE"), "room %s: oneToOne %v with platformType %s", room.ID, *room.OneToOne, room.PlatformType)
 		})
 	}
 	if room.PlatformType != "ONETOONE" && !isTrue(room.OneToOne) {
-		e.verifies("ROOM-USER-ONLY-ONE-TO-ONE", func() { Expect(room.User).To(BeNil(), "room %s is not one-to-one but carries user", room.ID) })
+		e.verifies("ROOM-USER-ONLY-ONE-TO-ONE", func() { e.Expect(room.User).To(BeNil(), "room %s is not one-to-one but carries user", room.ID) })
 		return false
 	}
 	// Which room fields are always present is not shown: oneToOne and user
 	// are judged where they appear.
 	e.verifies("ROOM-ONE-TO-ONE", func() {
-		Expect(room.URI).To(BeNil(), "one-to-one room %s carries uri", room.ID)
+		e.Expect(room.URI).To(BeNil(), "one-to-one room %s carries uri", room.ID)
 		if room.User != nil {
-			Expect(room.User.ID).NotTo(Equal(e.me(u)), "one-to-one room %s names user %d, whose list it is in, as the other participant", room.ID, u+1)
+			e.Expect(room.User.ID).NotTo(Equal(e.me(u)), "one-to-one room %s names user %d, whose list it is in, as the other participant", room.ID, u+1)
 		}
 	})
 	return true
@@ -383,7 +383,7 @@ func (e *Env) hintEmbedded(kind string, embedded func() []string) {
 	}
 	req, list := map[string]string{"org": "ORG-ROOM", "repo": "REPO-ROOM"}[kind], map[string]string{"org": "organisations", "repo": "repositories"}[kind]
 	e.verifies(req, func() {
-		Expect(embedded()).To(ContainElement(hint), "the %s room %s the description names (rooms.%s) is embedded in no entry of user 1's %s list, though an entry carries its room when it has one", kind, hint, kind, list)
+		e.Expect(embedded()).To(ContainElement(hint), "the %s room %s the description names (rooms.%s) is embedded in no entry of user 1's %s list, though an entry carries its room when it has one", kind, hint, kind, list)
 	})
 }
 
@@ -398,7 +398,7 @@ func (e *Env) usersWhoGranted(granted bool) []int {
 		}
 	}
 	if len(out) == 0 {
-		Skip(fmt.Sprintf("no user is described with private_repos_granted: %v", granted))
+		e.skip(fmt.Sprintf("no user is described with private_repos_granted: %v", granted))
 	}
 	return out
 }
@@ -481,7 +481,7 @@ func (e *Env) writeRoomListed(all []Room, again map[string]bool) int {
 		}
 	}
 	if !slices.Contains([]string{"ONETOONE", "ORG", "REPO"}, kind) {
-		By(fmt.Sprintf("no list shows write_room %s as a one-to-one, organisation or repository room (%q)", room, kind))
+		e.by(fmt.Sprintf("no list shows write_room %s as a one-to-one, organisation or repository room (%q)", room, kind))
 		return 0
 	}
 	for u := range users {
@@ -489,8 +489,8 @@ func (e *Env) writeRoomListed(all []Room, again map[string]bool) int {
 		if !ok {
 			rs = e.rooms(u, "rooms")
 		}
-		Expect(idSetRooms(rs)).To(HaveKey(room), "write_room %s, a room users 1 and 2 share, is a %s room, and user %d's rooms list leaves it out", room, kind, u+1)
+		e.Expect(idSetRooms(rs)).To(HaveKey(room), "write_room %s, a room users 1 and 2 share, is a %s room, and user %d's rooms list leaves it out", room, kind, u+1)
 	}
-	Expect(again).To(HaveKey(room), "write_room %s, in user 1's rooms list on the first read, is missing from it on the next", room)
+	e.Expect(again).To(HaveKey(room), "write_room %s, in user 1's rooms list on the first read, is missing from it on the next", room)
 	return 1
 }

@@ -19,8 +19,6 @@ import (
 	"sync"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
-
 	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/generate"
 )
@@ -262,7 +260,7 @@ func (e *Env) probeRoot() {
 // the failure (reads by id the check never made): the finding is recorded
 // and the check's outcome left as it was.
 func (e *Env) rootFound(req, sig, text string, blocks bool) {
-	By("the ground under this check: " + text)
+	e.by("the ground under this check: " + text)
 	if *e.judging == req || *e.blocker == req {
 		return // the check already fails on the ground itself
 	}

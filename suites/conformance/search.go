@@ -54,7 +54,7 @@ func searchSpecs(d decl) {
 				g.Expect(found).NotTo(ContainElement(BeElementOf(idsOf(fillers))), "searching for %q found newer messages that do not hold it", word)
 			})
 
-			By("searching for two words, each held by one message: both are found or neither")
+			e.by("searching for two words, each held by one message: both are found or neither")
 			// Whether a query's words must all match or any may is not shown;
 			// either way the two messages are alike, and a server that looks
 			// for the first word only finds one of them.
@@ -74,7 +74,7 @@ func searchSpecs(d decl) {
 					"searching for %q found one of the two messages that each hold one of the words, not both or neither: %v", wordA+" "+wordB, both)
 			})
 
-			By("editing a message to hold another word: search finds it by its new text")
+			e.by("editing a message to hold another word: search finds it by its new text")
 			edited := e.word()
 			e.edit(0, room, fillers[0].ID, fillers[0].Text+" "+edited)
 			e.eventually(func(g Gomega) {
@@ -91,7 +91,7 @@ func scopeSpecs(d decl) {
 			room := e.writeRoom()
 			others := e.otherRooms()
 			if len(others) == 0 {
-				Skip("no second room of user 1 is known (rooms: in the target description) to tell rooms apart")
+				e.skip("no second room of user 1 is known (rooms: in the target description) to tell rooms apart")
 			}
 			word := e.word()
 			text, _ := e.text()
@@ -109,15 +109,15 @@ func scopeSpecs(d decl) {
 				})
 			})
 			other := others[0]
-			By("looking for it in another room of user 1")
+			e.by("looking for it in another room of user 1")
 			e.verifies("MSG-ROOM-SCOPE", func() {
-				Expect(idsOf(e.list(0, other, q("limit", "100")))).NotTo(ContainElement(m.ID), "a message sent to room %s is listed in room %s", room, other)
+				e.Expect(idsOf(e.list(0, other, q("limit", "100")))).NotTo(ContainElement(m.ID), "a message sent to room %s is listed in room %s", room, other)
 				var hits []Message
 				e.expectOK(e.call(0, requestList(other, q("q", word))), &hits)
-				Expect(idsOf(hits)).NotTo(ContainElement(m.ID), "searching room %s finds a message sent to room %s", other, room)
+				e.Expect(idsOf(hits)).NotTo(ContainElement(m.ID), "searching room %s finds a message sent to room %s", other, room)
 			})
 			e.verifies("UNREAD-CHAT", func() {
-				Expect(e.unread(0, other).Chat).NotTo(ContainElement(m.ID), "a message sent to room %s is unread in room %s", room, other)
+				e.Expect(e.unread(0, other).Chat).NotTo(ContainElement(m.ID), "a message sent to room %s is unread in room %s", room, other)
 			})
 		})
 	})

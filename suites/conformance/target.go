@@ -25,7 +25,7 @@ func (e *Env) me(u int) string {
 func (e *Env) needUsers(n int) {
 	GinkgoHelper()
 	if len(e.Users) < n {
-		Skip(fmt.Sprintf("needs %d users in the target description, it has %d", n, len(e.Users)))
+		e.skip(fmt.Sprintf("needs %d users in the target description, it has %d", n, len(e.Users)))
 	}
 	for u := range n {
 		e.distinct(u)
@@ -47,7 +47,7 @@ func (e *Env) distinct(u int) {
 func (e *Env) writeRoom() string {
 	GinkgoHelper()
 	if e.Target.WriteRoom == "" {
-		Skip("no write_room in the target description and none could be discovered (a group room shared by users 1 and 2)")
+		e.skip("no write_room in the target description and none could be discovered (a group room shared by users 1 and 2)")
 	}
 	return e.Target.WriteRoom
 }
@@ -60,14 +60,14 @@ func (e *Env) reference() bool { return e.Profile == spec.Reference }
 func (e *Env) text() (string, string) {
 	GinkgoHelper()
 	m, n := e.nextMarker()
-	return e.Faker(fmt.Sprintf("%s#%d", CurrentSpecReport().FullText(), n)).Sentence() + " " + m, m
+	return e.Faker(fmt.Sprintf("%s#%d", e.name(), n)).Sentence() + " " + m, m
 }
 
 // word returns 16 lower-case letters, fresh for each call and unrelated
 // to the run marker other texts carry: however a server splits words, no
 // other message holds it.
 func (e *Env) word() string {
-	return strings.ToLower(e.Faker(CurrentSpecReport().FullText() + e.Marker()).LetterN(16))
+	return strings.ToLower(e.Faker(e.name() + e.Marker()).LetterN(16))
 }
 
 // otherRooms returns the rooms of user 1 the description names (or

@@ -29,7 +29,7 @@ func transportSpecs(d decl) {
 			// A token the server never issued comes first, in the same
 			// place: refusing one changes nothing for the tokens it did
 			// issue (whether it refuses is AUTH-UNKNOWN-TOKEN's to judge).
-			By("sending a token the server never issued first: a refusal changes nothing for the issued tokens that follow")
+			e.by("sending a token the server never issued first: a refusal changes nothing for the issued tokens that follow")
 			bogus := strings.Repeat("7", len(e.Users[u].Token))
 			if bogus == e.Users[u].Token {
 				bogus = strings.Repeat("8", len(bogus))
@@ -37,7 +37,7 @@ func transportSpecs(d decl) {
 			e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: place, Token: bogus, Invalid: true})
 			var users []User
 			e.expectOK(e.call(u, client.Request{Method: "GET", Path: "/v1/user", Place: place}), &users)
-			Expect(users).To(HaveLen(1))
+			e.Expect(users).To(HaveLen(1))
 			if users[0].ID != e.me(u) {
 				// The same read with the token in the other place tells a
 				// token read from the wrong place from a current user that
@@ -47,21 +47,21 @@ func transportSpecs(d decl) {
 					e.lacking("AUTH-CURRENT-USER", fmt.Sprintf("GET /v1/user with user %d's token identified %s with the token in either place, not %s", u+1, users[0].ID, e.me(u)))
 				}
 			}
-			Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified another user", u+1)
-			By("reading the user's rooms list with the token in the same place: paths that name the user take it too")
+			e.Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified another user", u+1)
+			e.by("reading the user's rooms list with the token in the same place: paths that name the user take it too")
 			if resp := e.call(u, client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(e.me(u)) + "/rooms", Place: place}); resp.Status == http.StatusUnauthorized {
 				e.expectStatus(resp, 200) // a refused token is this place's; any other answer is the rooms list's checks' to judge
 			}
 			room := e.Target.WriteRoom
 			if room == "" {
-				By("no write_room: the token is tried on reads only")
+				e.by("no write_room: the token is tried on reads only")
 				return
 			}
 			w := min(1, len(e.Users)-1) // a user of the write room, preferably not the first
-			By("reading a page with query parameters beside the token: a request's other parameters do not change where its token is read")
+			e.by("reading a page with query parameters beside the token: a request's other parameters do not change where its token is read")
 			var page []Message
 			e.expectOK(e.call(w, client.Request{Method: "GET", Path: messagesPath(room), Query: q("limit", "1"), Place: p.(client.TokenPlace)}), &page)
-			By("sending a message with the token in the same place: writes take it too")
+			e.by("sending a message with the token in the same place: writes take it too")
 			text, _ := e.text()
 			resp := e.call(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: place})
 			if resp.Status/100 != 2 {
@@ -71,7 +71,7 @@ func transportSpecs(d decl) {
 				text, _ = e.text()
 				alt := e.call(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: other})
 				if alt.Status/100 == 2 {
-					Fail(fmt.Sprintf("a send with user %d's own token in this place answered %d, and the same send with the token in the other place %d: %s", w+1, resp.Status, alt.Status, explain(resp, "status")))
+					e.fail(fmt.Sprintf("a send with user %d's own token in this place answered %d, and the same send with the token in the other place %d: %s", w+1, resp.Status, alt.Status, explain(resp, "status")))
 				}
 				e.step("MSG-SEND-200", func() { e.expectStatus(resp, 200) })
 			}
@@ -86,7 +86,7 @@ func transportSpecs(d decl) {
 					e.lacking("MSG-SEND-TEXT", fmt.Sprintf("a message sent with user %d's token names %s as its sender with the token in either place", w+1, m.FromUser.ID))
 				}
 			}
-			Expect(m.FromUser.ID).To(Equal(e.me(w)), "a message sent with user %d's token in this place names another sender", w+1)
+			e.Expect(m.FromUser.ID).To(Equal(e.me(w)), "a message sent with user %d's token in this place names another sender", w+1)
 		},
 			d.entry("as an Authorization Bearer header", reqs("AUTH-BEARER"), client.Bearer),
 			d.entry("as the access_token query parameter", reqs("AUTH-QUERY-TOKEN"), client.QueryToken),
@@ -94,11 +94,11 @@ func transportSpecs(d decl) {
 
 		d.it("gives no data to a request without a token", reqs("AUTH-REQUIRED"), func(e *Env) {
 			for _, path := range []string{"/v1/user", "/v1/user/" + e.me(0) + "/rooms", messagesPath(e.writeRoom())} {
-				noData(e.call(0, client.Request{Method: "GET", Path: path, Place: client.NoToken, Invalid: true}), "a request without a token")
+				e.noData(e.call(0, client.Request{Method: "GET", Path: path, Place: client.NoToken, Invalid: true}), "a request without a token")
 			}
 			// An empty token is no token, in either place.
-			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"Authorization": {"Bearer "}}, Invalid: true}), "a request with an empty Bearer token")
-			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Query: q("access_token", ""), Invalid: true}), "a request with an empty access_token")
+			e.noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Header: http.Header{"Authorization": {"Bearer "}}, Invalid: true}), "a request with an empty Bearer token")
+			e.noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Query: q("access_token", ""), Invalid: true}), "a request with an empty access_token")
 		})
 
 		d.it("gives no data to a request with a token it never issued", reqs("AUTH-UNKNOWN-TOKEN"), func(e *Env) {
@@ -106,7 +106,7 @@ func transportSpecs(d decl) {
 			if bogus == e.Users[0].Token {
 				bogus = strings.Repeat("1", 40)
 			}
-			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: bogus, Invalid: true}), "an unknown token")
+			e.noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: bogus, Invalid: true}), "an unknown token")
 			// A real token with its last character changed: a server that
 			// compares only a prefix of the token lets it in.
 			real := e.Users[0].Token
@@ -115,10 +115,10 @@ func transportSpecs(d decl) {
 				last = '1'
 			}
 			altered := real[:len(real)-1] + string(last)
-			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: altered, Invalid: true}), "a token with its last character changed")
+			e.noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: altered, Invalid: true}), "a token with its last character changed")
 			// And with characters added: a server that only checks that the
 			// token starts with a real one lets this in.
-			noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: real + "x0", Invalid: true}), "a real token with characters appended")
+			e.noData(e.call(0, client.Request{Method: "GET", Path: "/v1/user", Token: real + "x0", Invalid: true}), "a real token with characters appended")
 
 		})
 
@@ -223,15 +223,15 @@ func transportSpecs(d decl) {
 			// served there.
 			plain, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: "/v1/user", PlainHTTP: true, Place: client.NoToken, Invalid: true})
 			if err != nil {
-				By("the plain-http form of the address gave no answer: " + err.Error())
+				e.by("the plain-http form of the address gave no answer: " + err.Error())
 				return // nothing served at all is the best answer
 			}
-			Expect(plain.Status).NotTo(BeNumerically("<", 300), "%s", explain(plain, "served data over plain http"))
+			e.Expect(plain.Status).NotTo(BeNumerically("<", 300), "%s", explain(plain, "served data over plain http"))
 			viaTLS, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: "/v1/user", Place: client.NoToken, Invalid: true})
 			if err != nil {
-				transportFailure(err)
+				e.transportFailure(err)
 			}
-			Expect(plain.Status == viaTLS.Status && len(plain.Body) > 0 && bytes.Equal(plain.Body, viaTLS.Body)).To(BeFalse(),
+			e.Expect(plain.Status == viaTLS.Status && len(plain.Body) > 0 && bytes.Equal(plain.Body, viaTLS.Body)).To(BeFalse(),
 				"%s", explain(plain, "answers over plain http exactly as the API does over https: the API is served over plain http"))
 		})
 	})
@@ -243,15 +243,15 @@ func (e *Env) expectJSONContentType(resp *client.Response) {
 	GinkgoHelper()
 	e.verifies("HTTP-JSON-CONTENT-TYPE", func() {
 		mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		Expect(err).NotTo(HaveOccurred(), "%s", explain(resp, "Content-Type"))
-		Expect(mt).To(Equal("application/json"), "%s", explain(resp, "Content-Type"))
-		Expect(strings.ToLower(params["charset"])).To(Equal("utf-8"), "%s", explain(resp, "Content-Type charset"))
+		e.Expect(err).NotTo(HaveOccurred(), "%s", explain(resp, "Content-Type"))
+		e.Expect(mt).To(Equal("application/json"), "%s", explain(resp, "Content-Type"))
+		e.Expect(strings.ToLower(params["charset"])).To(Equal("utf-8"), "%s", explain(resp, "Content-Type charset"))
 	})
 	e.verifies("HTTP-JSON-BODY", func() {
 		var anything any
-		Expect(resp.JSON(&anything)).To(Succeed(), "%s", explain(resp, "body is not JSON"))
+		e.Expect(resp.JSON(&anything)).To(Succeed(), "%s", explain(resp, "body is not JSON"))
 		// JSON is read in UTF-8 here, as the label says: other bytes (Latin-1,
 		// say) decode to replacement characters, which a client cannot undo.
-		Expect(utf8.Valid(resp.Body)).To(BeTrue(), "%s", explain(resp, "body is not UTF-8, though labelled utf-8"))
+		e.Expect(utf8.Valid(resp.Body)).To(BeTrue(), "%s", explain(resp, "body is not UTF-8, though labelled utf-8"))
 	})
 }

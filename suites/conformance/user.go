@@ -17,30 +17,30 @@ func userSpecs(d decl) {
 		d.it("answers an array holding exactly one user", reqs("USER-GET-ARRAY", "USER-SHAPE"), func(e *Env) {
 			var users []User
 			e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user"}), &users)
-			e.verifies("USER-GET-ARRAY", func() { Expect(users).To(HaveLen(1), "GET /v1/user holds %d users", len(users)) })
-			By("asking again with the token as the access_token parameter: the answer is the same array wherever the token is")
+			e.verifies("USER-GET-ARRAY", func() { e.Expect(users).To(HaveLen(1), "GET /v1/user holds %d users", len(users)) })
+			e.by("asking again with the token as the access_token parameter: the answer is the same array wherever the token is")
 			if resp := e.call(0, client.Request{Method: "GET", Path: "/v1/user", Place: client.QueryToken}); resp.Status/100 == 2 { // a refusal is the token place's check's
 				e.verifies("USER-GET-ARRAY", func() {
 					var again []User
-					Expect(resp.JSON(&again)).To(Succeed(), "GET /v1/user with the token as the access_token parameter answered %s", client.Snippet(resp.Body, 200))
-					Expect(again).To(HaveLen(1), "GET /v1/user with the token as the access_token parameter holds %d users", len(again))
+					e.Expect(resp.JSON(&again)).To(Succeed(), "GET /v1/user with the token as the access_token parameter answered %s", client.Snippet(resp.Body, 200))
+					e.Expect(again).To(HaveLen(1), "GET /v1/user with the token as the access_token parameter holds %d users", len(again))
 				})
 			}
 			e.verifies("USER-SHAPE", func() {
-				Expect(users[0].Username).NotTo(BeEmpty(), "username")
-				Expect(users[0].URL).To(HavePrefix("/"), "url")
+				e.Expect(users[0].Username).NotTo(BeEmpty(), "username")
+				e.Expect(users[0].URL).To(HavePrefix("/"), "url")
 			})
-			By("judging the other participants of one-to-one rooms too")
+			e.by("judging the other participants of one-to-one rooms too")
 			var rooms []Room
 			if e.glance(0, "/v1/user/"+e.me(0)+"/rooms", nil, &rooms) { // each answer is validated: a user field breaking the schema fails here
 				for _, r := range rooms {
 					if r.User != nil {
-						e.verifies("USER-SHAPE", func() { Expect(r.User.URL).To(HavePrefix("/"), "user.url of room %s", r.ID) })
+						e.verifies("USER-SHAPE", func() { e.Expect(r.User.URL).To(HavePrefix("/"), "user.url of room %s", r.ID) })
 					}
 				}
 			}
 			for _, m := range e.messagesWithSenders() {
-				e.verifies("USER-SHAPE", func() { Expect(m.FromUser.URL).To(HavePrefix("/"), "fromUser.url of message %s", m.ID) })
+				e.verifies("USER-SHAPE", func() { e.Expect(m.FromUser.URL).To(HavePrefix("/"), "fromUser.url of message %s", m.ID) })
 			}
 		})
 
@@ -55,15 +55,15 @@ func userSpecs(d decl) {
 					if len(users) != 1 {
 						continue // USER-GET-ARRAY's check judges that
 					}
-					Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified user %s on read %d of 2, not the user the description names (or the description's id is wrong)", u+1, users[0].ID, round+1)
+					e.Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified user %s on read %d of 2, not the user the description names (or the description's id is wrong)", u+1, users[0].ID, round+1)
 					if first, dup := seen[users[0].ID]; dup {
-						Fail(fmt.Sprintf("the tokens of users %d and %d identified the same user %s", first+1, u+1, users[0].ID))
+						e.fail(fmt.Sprintf("the tokens of users %d and %d identified the same user %s", first+1, u+1, users[0].ID))
 					}
 					seen[users[0].ID] = u
 				}
 			}
 			if len(e.Users) >= 2 {
-				By("then every user's GET /v1/user at once, three times: each request is answered as its own token's user however many are in flight")
+				e.by("then every user's GET /v1/user at once, three times: each request is answered as its own token's user however many are in flight")
 				for round := range 3 {
 					resps := make([]*client.Response, len(e.Users))
 					errs := make([]error, len(e.Users))
@@ -78,13 +78,13 @@ func userSpecs(d decl) {
 					wg.Wait()
 					for u, resp := range resps {
 						if errs[u] != nil {
-							transportFailure(errs[u])
+							e.transportFailure(errs[u])
 						}
 						e.failOn(resp, resp.Violations)
 						var users []User
 						e.expectOK(resp, &users)
 						if len(users) == 1 {
-							Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified user %s when all %d users asked at once (round %d of 3)", u+1, users[0].ID, len(e.Users), round+1)
+							e.Expect(users[0].ID).To(Equal(e.me(u)), "the token of user %d identified user %s when all %d users asked at once (round %d of 3)", u+1, users[0].ID, len(e.Users), round+1)
 						}
 					}
 				}
@@ -102,13 +102,13 @@ func userSpecs(d decl) {
 				jar = append(jar, c.Name+"="+c.Value)
 			}
 			if len(jar) == 0 {
-				By("the server set no cookie: no session to carry across users")
+				e.by("the server set no cookie: no session to carry across users")
 				return
 			}
 			var users []User
 			e.expectOK(e.call(1, client.Request{Method: "GET", Path: "/v1/user", Header: http.Header{"Cookie": {strings.Join(jar, "; ")}}}), &users)
 			if len(users) == 1 {
-				Expect(users[0].ID).To(Equal(e.me(1)), "with the cookies the server set on user 1's answer beside user 2's token, GET /v1/user identified user %s, not user 2", users[0].ID)
+				e.Expect(users[0].ID).To(Equal(e.me(1)), "with the cookies the server set on user 1's answer beside user 2's token, GET /v1/user identified user %s, not user 2", users[0].ID)
 			}
 		})
 
@@ -116,9 +116,9 @@ func userSpecs(d decl) {
 			resp := e.call(0, client.Request{Method: "GET", Path: "/v1/user"})
 			e.expectStatus(resp, 200)
 			var raw []map[string]any
-			Expect(resp.JSON(&raw)).To(Succeed())
+			e.Expect(resp.JSON(&raw)).To(Succeed())
 			if v, ok := raw[0]["v"]; ok {
-				Expect(v).To(BeNumerically(">=", 0))
+				e.Expect(v).To(BeNumerically(">=", 0))
 			}
 			// Each answer is validated: a v that is not an integer at any of
 			// these places fails this check (see blame).
@@ -136,10 +136,10 @@ func (e *Env) messagesWithSenders() []Message {
 	GinkgoHelper()
 	room := e.Target.WriteRoom
 	if room == "" {
-		By("no write_room: the senders embedded in messages are not looked at")
+		e.by("no write_room: the senders embedded in messages are not looked at")
 		return nil
 	}
-	By("judging the senders embedded in messages: sent, read by id, listed and found")
+	e.by("judging the senders embedded in messages: sent, read by id, listed and found")
 	text, word := e.text()
 	m := e.send(0, room, text)
 	e.getMessage(0, room, m.ID)

@@ -101,6 +101,8 @@ type CheckOptions struct {
 	Examples       int    `json:"examples,omitempty"`
 	ModelSequences int    `json:"modelSequences,omitempty"`
 	Parallel       int    `json:"parallel,omitempty"`
+	// Concurrent is how many checks ran at once (0 or 1: one at a time).
+	Concurrent int `json:"concurrentChecks,omitempty"`
 }
 
 // Describe is d as a record keeps it (see Header.Described).

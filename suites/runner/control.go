@@ -42,6 +42,57 @@ type control struct {
 	// unrecorded is how many requests a replay of the checks sent that
 	// the record held no answer for (client.ErrNotRecorded).
 	unrecorded int64
+	// byCheck counts the same for each check, by the name its requests
+	// carry (client.CheckOf; "" for the run's setup), waits counting
+	// requests sent while no other of the same check was in flight:
+	// checks may run beside each other.
+	byCheck map[string]*checkCounts
+
+	// quiet holds the run's writes back while a check that needs the write
+	// room still reads it (see quietly); shared is set when checks run
+	// beside each other, the only time it is used.
+	quiet  sync.RWMutex
+	shared bool
+}
+
+type quietKey struct{}
+
+// quietly waits until no write of any other check is in flight, then holds
+// every other check's writes back until release is called: the requests
+// sent with ctx, the returned context, go through. Checks that compare
+// answers about the write room read a second apart use it.
+func (c *control) quietly(ctx context.Context) (context.Context, func()) {
+	c.quiet.Lock()
+	return context.WithValue(ctx, quietKey{}, true), sync.OnceFunc(c.quiet.Unlock)
+}
+
+// writes reports whether a request may change what the server holds.
+func writes(method string) bool {
+	return method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions
+}
+
+// checkCounts are one check's counts (see control.byCheck).
+type checkCounts struct {
+	sent, waits, unrecorded int64
+	inFlight                int
+}
+
+// perCheck returns what each check sent, waited for in turn, and asked
+// a replay's record for in vain, by check name.
+func (c *control) perCheck() (sent, waits, unrecorded map[string]int) {
+	c.wire.Lock()
+	defer c.wire.Unlock()
+	sent, waits, unrecorded = map[string]int{}, map[string]int{}, map[string]int{}
+	for name, n := range c.byCheck {
+		if name == "" {
+			continue
+		}
+		sent[name], waits[name] = int(n.sent), int(n.waits)
+		if n.unrecorded > 0 {
+			unrecorded[name] = int(n.unrecorded)
+		}
+	}
+	return sent, waits, unrecorded
 }
 
 // unrecordedCount is control.unrecorded.
@@ -61,17 +112,31 @@ func (c *control) counts() (sent, waits int64) {
 
 // started counts a request about to be sent; call the function it
 // returns once when it is over.
-func (c *control) started() (over func()) {
+func (c *control) started(check string) (over func()) {
 	c.wire.Lock()
 	c.sent++
 	if c.inFlight == 0 {
 		c.waits++
 	}
 	c.inFlight++
+	if c.byCheck == nil {
+		c.byCheck = map[string]*checkCounts{}
+	}
+	n := c.byCheck[check]
+	if n == nil {
+		n = &checkCounts{}
+		c.byCheck[check] = n
+	}
+	n.sent++
+	if n.inFlight == 0 {
+		n.waits++
+	}
+	n.inFlight++
 	c.wire.Unlock()
 	return sync.OnceFunc(func() {
 		c.wire.Lock()
 		c.inFlight--
+		n.inFlight--
 		c.wire.Unlock()
 	})
 }
@@ -119,7 +184,12 @@ func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
 		if c.ctx.Err() != nil {
 			return nil, fmt.Errorf("%w (%w)", errStopped, context.Canceled)
 		}
-		over := c.started()
+		if c.shared && writes(req.Method) && req.Context().Value(quietKey{}) == nil {
+			c.quiet.RLock() // held back while another check reads the room quietly
+			defer c.quiet.RUnlock()
+		}
+		check := client.CheckOf(req.Context())
+		over := c.started(check)
 		ctx, cancel := context.WithCancel(req.Context())
 		detach := context.AfterFunc(c.ctx, cancel)
 		resp, err := rt.RoundTrip(req.WithContext(ctx))
@@ -127,6 +197,7 @@ func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
 			if errors.Is(err, client.ErrNotRecorded) {
 				c.wire.Lock()
 				c.unrecorded++
+				c.byCheck[check].unrecorded++
 				c.wire.Unlock()
 			}
 			detach()

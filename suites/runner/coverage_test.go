@@ -74,7 +74,7 @@ func TestSkipReasonsAreThoseOfTheChecks(t *testing.T) {
 	for _, r := range skipReasons {
 		known[r.format] = true
 	}
-	skip := regexp.MustCompile(`\bSkip\((?:fmt\.Sprintf\()?("(?:[^"\\]|\\.)*")`)
+	skip := regexp.MustCompile(`\.skip\((?:fmt\.Sprintf\()?("(?:[^"\\]|\\.)*")`)
 	found := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

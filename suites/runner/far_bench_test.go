@@ -42,7 +42,13 @@ const (
 	// farParallelEnv lists the values of Config.Parallel (chatconform
 	// --parallel) to measure at each delay, separated by commas; unset,
 	// the default alone (0, which the run takes as its default).
-	farParallelEnv      = "CHATCONFORM_FARRUN_PARALLEL"
+	farParallelEnv = "CHATCONFORM_FARRUN_PARALLEL"
+	// farChecksEnv is Config.Checks (chatconform --concurrent-checks) of
+	// every run measured; unset, 1: one check at a time.
+	farChecksEnv = "CHATCONFORM_FARRUN_CHECKS"
+	// farJSONEnv, when set, is a directory each run writes its JSON report
+	// to, as <delay>.json: what a failing run failed on.
+	farJSONEnv          = "CHATCONFORM_FARRUN_JSON"
 	farChildEnv         = "CHATCONFORM_FARRUN_CHILD"
 	farChildParallelEnv = "CHATCONFORM_FARRUN_CHILD_PARALLEL"
 	farOutEnv           = "CHATCONFORM_FARRUN_OUT"
@@ -297,6 +303,13 @@ func farRunChild(delay, parallel, out string) int {
 			return 2
 		}
 	}
+	checks := 1
+	if v := os.Getenv(farChecksEnv); v != "" {
+		if checks, err = strconv.Atoi(v); err != nil || checks < 1 {
+			fmt.Fprintf(os.Stderr, "%s=%q: a number of checks at once is needed\n", farChecksEnv, v)
+			return 2
+		}
+	}
 	w := &farWire{delay: d, protocols: map[string]int{}}
 	s := Prepare(2 * time.Minute) // chatconform's --check-timeout
 	sc, rc := ginkgo.GinkgoConfiguration()
@@ -308,12 +321,16 @@ func farRunChild(delay, parallel, out string) int {
 		Eventually:     5 * time.Second,
 		MaxTime:        30 * time.Minute,
 		Parallel:       par,
+		Checks:         checks,
 		Process:        1,
 		Out:            os.Stderr,
 		GinkgoOut:      io.Discard,
 		SuiteConfig:    sc,
 		ReporterConfig: rc,
 		Wrap:           w.wrap,
+	}
+	if dir := os.Getenv(farJSONEnv); dir != "" {
+		cfg.JSON = filepath.Join(dir, d.String()+".json")
 	}
 	start := time.Now()
 	res, err := s.Run(context.Background(), cfg, &farFail{})

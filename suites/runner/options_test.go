@@ -12,7 +12,7 @@ import (
 func TestEnvOptionsTellTheChecksTheTargetAndTheBudgets(t *testing.T) {
 	d := &target.Description{BaseURL: "https://chat.example"}
 	for _, bundled := range []bool{true, false} {
-		o := envOptions(Config{bundled: bundled, ModelSequences: 7, Examples: 3, Seed: 5}, d, nil)
+		o := envOptions(Config{bundled: bundled, ModelSequences: 7, Examples: 3, Seed: 5}, d, nil, &control{})
 		if o.SoleWriter != bundled {
 			t.Errorf("bundled %v: SoleWriter %v", bundled, o.SoleWriter)
 		}

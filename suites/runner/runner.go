@@ -50,8 +50,9 @@ const (
 // process. Ginkgo keeps one tree per process, so make one Suite per process
 // and run it at most once.
 type Suite struct {
-	env *conformance.Env
-	run *runState
+	env         *conformance.Env
+	run         *runState
+	specTimeout time.Duration
 }
 
 // runState is what the runner's own Ginkgo nodes need while specs run.
@@ -62,20 +63,9 @@ type runState struct {
 	timeout  time.Duration
 	selected map[string]bool
 	progress *progress
-	// requests is how many requests each check sent (by name), and waits
-	// how many of them it sent with no other in flight (see
-	// control.waits), counted from the gate before it to its report,
-	// clean-up included: checks run one at a time in a process. counting
-	// says a check passed the gate, and from and fromWaits are the
-	// control's counts then.
-	requests, waits map[string]int
-	counting        bool
-	from, fromWaits int64
-	// unrecorded is, by check name, how many of its requests a replay of
-	// the checks could not answer from the record (see control.unrecorded);
-	// fromUnrecorded is the control's count at the gate.
-	unrecorded     map[string]int
-	fromUnrecorded int64
+	// sched runs the checks beside each other (nil: one at a time, each
+	// in its spec).
+	sched *scheduler
 }
 
 // Prepare declares the checks to Ginkgo, with the runner's own nodes: a
@@ -84,21 +74,13 @@ type runState struct {
 // failure) and a progress reporter after every check. specTimeout bounds
 // each check (0: no bound). Call it once per process.
 func Prepare(specTimeout time.Duration) *Suite {
-	s := &Suite{}
+	s := &Suite{specTimeout: specTimeout}
 	// The runner's nodes and the checks share one container without a
 	// text (check names are unchanged): Ginkgo keeps only containers, not
 	// loose top-level nodes, across a preview of the tree.
 	ginkgo.Describe("", func() {
 		ginkgo.BeforeEach(func() { s.gate() })
 		ginkgo.ReportAfterEach(func(r types.SpecReport) {
-			if s.run != nil && s.run.counting && r.LeafNodeType == types.NodeTypeIt {
-				sent, waits := s.run.ctl.counts()
-				s.run.requests[r.FullText()], s.run.waits[r.FullText()] = int(sent-s.run.from), int(waits-s.run.fromWaits)
-				if n := s.run.ctl.unrecordedCount() - s.run.fromUnrecorded; n > 0 {
-					s.run.unrecorded[r.FullText()] = int(n)
-				}
-				s.run.counting = false
-			}
 			if s.run != nil && s.run.progress != nil && r.LeafNodeType == types.NodeTypeIt && s.run.selected[r.FullText()] {
 				// The check's own outcome: a failure it met on the way is a
 				// finding of another requirement (see checkList); the summary
@@ -108,7 +90,12 @@ func Prepare(specTimeout time.Duration) *Suite {
 				s.run.progress.done(r.ContainerHierarchyTexts, r.FullText(), o, r.RunTime)
 			}
 		})
-		conformance.Declare(func() *conformance.Env { return s.env }, specTimeout)
+		conformance.Declare(func() *conformance.Env { return s.env }, func() conformance.Scheduler {
+			if s.run == nil || s.run.sched == nil {
+				return nil
+			}
+			return s.run.sched
+		}, specTimeout)
 	})
 	return s
 }
@@ -127,28 +114,43 @@ func (s *Suite) gate() {
 	if run == nil {
 		return
 	}
-	run.counting = true
-	run.from, run.fromWaits = run.ctl.counts()
-	run.fromUnrecorded = run.ctl.unrecordedCount()
-	run.client.SetCheck(ginkgo.CurrentSpecReport().FullText())
-	if reason, _ := run.ctl.stopped(); reason != "" {
+	spec := ginkgo.CurrentSpecReport()
+	if run.sched.runs(conformance.Key(spec.LeafNodeLocation, spec.LeafNodeText)) {
+		return // the scheduler passed the check through the gate when it started it
+	}
+	run.client.SetCheck(spec.FullText())
+	if reason := run.pass(context.Background()); reason != "" {
 		ginkgo.AddReportEntry(entryNotRun, reason)
 		ginkgo.Skip("not run: " + reason)
 	}
-	if run.client.ConsecutiveFailures() == 0 {
-		return
+}
+
+// pass is the gate a check passes before it starts: it returns why the
+// check is not to run ("" when it is). A run that has stopped runs nothing
+// more; after a request that got no answer, the target is asked whether it
+// is alive before a check (and its timeouts) is spent on it. ctx names the
+// check (client.WithCheck) when checks run beside each other.
+func (run *runState) pass(ctx context.Context) string {
+	if reason, _ := run.ctl.stopped(); reason != "" {
+		return reason
 	}
-	// The last request got no answer: ask the target whether it is alive
-	// before spending a check (and its timeouts) on it.
-	ctx, cancel := context.WithTimeout(run.ctl.ctx, min(run.timeout, 10*time.Second))
+	if run.client.ConsecutiveFailures() == 0 {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, min(run.timeout, 10*time.Second))
 	defer cancel()
+	stop := context.AfterFunc(run.ctl.ctx, cancel)
+	defer stop()
 	_, err := run.client.Do(ctx, client.Request{Method: "GET", Path: "/v1/user", Token: run.token})
 	var te *client.TransportError
 	if errors.As(err, &te) && te.Kind.Liveness() {
 		run.ctl.stop("the target stopped answering: " + err.Error())
-		ginkgo.AddReportEntry(entryNotRun, "the target stopped answering")
-		ginkgo.Skip("not run: the target stopped answering")
+		return "the target stopped answering"
 	}
+	if reason, _ := run.ctl.stopped(); reason != "" {
+		return reason
+	}
+	return ""
 }
 
 // Check is one declared check: its full name, the requirement ids it
@@ -161,7 +163,10 @@ type Check struct {
 	// Declared is where the check is declared (file:line), as Ginkgo
 	// reports it: the line of the area's file that declares it.
 	Declared string
-	labels   []string
+	// Serial says the check runs with no other under way.
+	Serial bool
+	key    string // conformance.Key
+	labels []string
 }
 
 // Checks lists every declared check without running any, sorted by name.
@@ -174,7 +179,7 @@ func (s *Suite) Checks() []Check {
 		}
 		labels := sr.Labels()
 		out = append(out, Check{Name: sr.FullText(), IDs: conformance.RequirementIDs(labels), Profile: conformance.ProfileOf(labels), Area: areaOf(sr.ContainerHierarchyTexts),
-			Declared: fmt.Sprintf("%s:%d", sr.LeafNodeLocation.FileName, sr.LeafNodeLocation.LineNumber), labels: labels})
+			Declared: conformance.Where(sr.LeafNodeLocation), Serial: sr.IsSerial, key: conformance.Key(sr.LeafNodeLocation, sr.LeafNodeText), labels: labels})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -303,6 +308,10 @@ type Config struct {
 	// ModelSequences is how many random sequences each check of the model
 	// of the API draws (0: the model's default).
 	ModelSequences int
+	// Checks is how many checks may run at once (0 or 1: one after
+	// another, each in its Ginkgo spec). Checks declared Serial still run
+	// alone, after the others.
+	Checks int
 	// Parallel is how many requests a generated check may have in flight
 	// at once (0: the engine's default; 1: one at a time, as without
 	// concurrency).
@@ -407,7 +416,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		return s.halted(cfg, d, start, ExitUsage, err.Error())
 	}
 	setupCtx, cancel := context.WithTimeout(ctl.ctx, time.Minute)
-	env, err := s.setup(setupCtx, d, cfg, c)
+	env, err := s.setup(setupCtx, d, cfg, c, ctl)
 	cancel()
 	if err != nil {
 		code, reason := setupHalt(err)
@@ -430,7 +439,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		selected[c.Name] = true
 	}
 	s.run = &runState{ctl: ctl, client: c, token: d.Users[0].Token, timeout: cfg.Timeout, selected: selected,
-		progress: newProgress(out, checks, JudgeCount, cfg.Live), requests: map[string]int{}, waits: map[string]int{}, unrecorded: map[string]int{}}
+		progress: newProgress(out, checks, JudgeCount, cfg.Live)}
 	defer func() { s.run = nil }()
 
 	var report types.Report
@@ -458,6 +467,10 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	}
 	setupRequests, setupWaits := ctl.counts()
 	specsStart := time.Now()
+	if cfg.Checks > 1 {
+		s.run.sched = startScheduler(s.run, checks, cfg.Checks, s.specTimeout)
+		defer s.run.sched.wait()
+	}
 	ginkgo.RunSpecs(t, "Chat Rooms API conformance ("+string(cfg.Profile)+")", sc, rc)
 	s.run.progress.finish()
 
@@ -468,7 +481,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	selected[HistoryCheck], selected[DocumentCheck] = true, true // counted among the run's checks
 	res := summarize(report, selected, cfg.Profile, cfg.Seed, red.String(d.BaseURL), time.Since(start), rec, extra)
 	res.Judges = judges(extra)
-	res.countRequests(s.run.requests, s.run.waits, s.run.unrecorded)
+	res.countRequests(ctl.perCheck())
 	res.setupRequests, res.setupWaits = int(setupRequests), int(setupWaits)
 	res.tally(selected)
 	for _, j := range res.Judges {
@@ -483,19 +496,25 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 }
 
 // setup preflights the target and discovers what its description left out.
-func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c *client.Client) (*conformance.Env, error) {
+func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c *client.Client, ctl *control) (*conformance.Env, error) {
 	if err := d.Preflight(ctx, c); err != nil {
 		return nil, err
 	}
-	return conformance.NewEnv(ctx, envOptions(cfg, d, c))
+	return conformance.NewEnv(ctx, envOptions(cfg, d, c, ctl))
 }
 
 // envOptions are the checks' options for a run of cfg on d. Only the
-// bundled server (no target named) has no writer but the run: SoleWriter.
-func envOptions(cfg Config, d *target.Description, c *client.Client) conformance.Options {
-	return conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
+// bundled server (no target named) has no writer but the run, and then
+// only while its checks run one at a time: SoleWriter.
+func envOptions(cfg Config, d *target.Description, c *client.Client, ctl *control) conformance.Options {
+	o := conformance.Options{Target: d, Profile: cfg.Profile, Seed: cfg.Seed,
 		Eventually: cfg.Eventually, Process: cfg.Process, Marker: cfg.Marker, Client: c,
-		Examples: cfg.Examples, ModelSequences: cfg.ModelSequences, Parallel: cfg.Parallel, SoleWriter: cfg.bundled}
+		Examples: cfg.Examples, ModelSequences: cfg.ModelSequences, Parallel: cfg.Parallel,
+		SoleWriter: cfg.bundled && cfg.Checks <= 1, Beside: cfg.Checks > 1}
+	if o.Beside {
+		ctl.shared, o.Quiet = true, ctl.quietly
+	}
+	return o
 }
 
 // redirectGinkgo points Ginkgo's reporter at w until restore is called.
