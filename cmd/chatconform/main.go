@@ -355,7 +355,13 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		}
 		profile = p
 	}
-	suite := runner.Prepare(o.specTimeout)
+	// Checks that run beside each other are timed by the scheduler, not by
+	// Ginkgo (whose timeout would count a spec's wait for its check).
+	specTimeout := o.specTimeout
+	if o.checksAtOnce > 1 {
+		specTimeout = 0
+	}
+	suite := runner.Prepare(specTimeout)
 	if o.list {
 		return list(stdout, suite, profile)
 	}
@@ -430,6 +436,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		ModelSequences: o.modelSequences,
 		Parallel:       o.parallel,
 		Checks:         o.checksAtOnce,
+		CheckTimeout:   o.specTimeout,
 		MaxTime:        o.maxTime,
 		Wait:           o.waitFor,
 		Rate:           float64(o.rate),

@@ -442,6 +442,7 @@ func mergeHeader(dst, extra http.Header) {
 // once sends one attempt. live says whether its transport failures count
 // towards Down.
 func (c *Client) once(ctx context.Context, r Request, target string, header http.Header, body []byte, live bool) (*Response, error) {
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	var rd io.Reader
@@ -478,7 +479,9 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	fail := func(err error, what string) (*Response, error) {
 		kind := classify(ctxErr(ctx, err))
 		te := &TransportError{Method: r.Method, URL: c.red.String(target), Kind: kind, Err: c.red.Error(fmt.Errorf("%s%w", what, unwrapURL(err)))}
-		if live && kind.Liveness() {
+		// The caller's own end (a check out of time, a run stopped) says
+		// nothing of the target.
+		if live && kind.Liveness() && caller.Err() == nil {
 			if n := c.fails.Add(1); n == int64(c.cfg.DownAfter) && c.cfg.OnDown != nil {
 				c.cfg.OnDown(te)
 			}

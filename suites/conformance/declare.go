@@ -58,13 +58,11 @@ type decl struct {
 
 // Scheduler runs checks outside their specs, beside each other: each with
 // its own Recording as its CheckT, which its spec then replays to Ginkgo.
-// A check declared Serial (see alone) is not the scheduler's: its spec
-// runs it, once no other check is under way.
+// Checks declared Serial (see alone) it runs alone, after the others.
 type Scheduler interface {
-	// Outcome waits until the check named key (see Key) has run
-	// and returns its recording; for a check it does not run, it waits
-	// until no check it runs is under way, and returns false: the spec
-	// then runs the check itself.
+	// Outcome waits until the check named key (see Key) has run and
+	// returns its recording; false for a check it does not run, which the
+	// spec then runs itself.
 	Outcome(key string) (*Recording, bool)
 }
 

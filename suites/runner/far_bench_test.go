@@ -311,7 +311,11 @@ func farRunChild(delay, parallel, out string) int {
 		}
 	}
 	w := &farWire{delay: d, protocols: map[string]int{}}
-	s := Prepare(2 * time.Minute) // chatconform's --check-timeout
+	const checkTimeout = 2 * time.Minute // chatconform's --check-timeout
+	s := Prepare(checkTimeout)
+	if checks > 1 {
+		s = Prepare(0) // the scheduler times the checks (see Config.Checks)
+	}
 	sc, rc := ginkgo.GinkgoConfiguration()
 	rc.NoColor = true
 	cfg := Config{ // as chatconform --profile core, naming no target, configures the run
@@ -322,6 +326,7 @@ func farRunChild(delay, parallel, out string) int {
 		MaxTime:        30 * time.Minute,
 		Parallel:       par,
 		Checks:         checks,
+		CheckTimeout:   checkTimeout,
 		Process:        1,
 		Out:            os.Stderr,
 		GinkgoOut:      io.Discard,

@@ -310,8 +310,11 @@ type Config struct {
 	ModelSequences int
 	// Checks is how many checks may run at once (0 or 1: one after
 	// another, each in its Ginkgo spec). Checks declared Serial still run
-	// alone, after the others.
-	Checks int
+	// alone, after the others. Above 1, the suite must be prepared without
+	// a spec timeout (Prepare(0)): CheckTimeout bounds each check instead
+	// (0: no bound).
+	Checks       int
+	CheckTimeout time.Duration
 	// Parallel is how many requests a generated check may have in flight
 	// at once (0: the engine's default; 1: one at a time, as without
 	// concurrency).
@@ -374,6 +377,11 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	checks, err := s.Select(cfg.Selection)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Checks > 1 && s.specTimeout > 0 {
+		// A spec waits for its check, which may start late: Ginkgo's
+		// timeout would count the wait.
+		return nil, &UsageError{"checks run beside each other need a suite prepared without a spec timeout (Prepare(0), and Config.CheckTimeout)"}
 	}
 	// Every check of the profile, to tell a whole run from a filtered one.
 	// Asked here, before the run: previewing the specs after RunSpecs would
@@ -468,7 +476,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	setupRequests, setupWaits := ctl.counts()
 	specsStart := time.Now()
 	if cfg.Checks > 1 {
-		s.run.sched = startScheduler(s.run, checks, cfg.Checks, s.specTimeout)
+		s.run.sched = startScheduler(s.run, checks, cfg.Checks, cfg.CheckTimeout)
 		defer s.run.sched.wait()
 	}
 	ginkgo.RunSpecs(t, "Chat Rooms API conformance ("+string(cfg.Profile)+")", sc, rc)

@@ -36,13 +36,15 @@ func startScheduler(run *runState, checks []Check, n int, specTimeout time.Durat
 	// A job is one check, or the checks of one lane in turn; jobs of long
 	// checks go first.
 	var first, rest [][]*scheduled
+	var serial []*scheduled
 	lanes := map[string]int{} // lane → its job's index in first or rest, +1; negative in first
 	for _, c := range checks {
-		if c.Serial {
-			continue
-		}
 		sc := &scheduled{check: c, done: make(chan struct{})}
 		s.byKey[c.key] = sc
+		if c.Serial {
+			serial = append(serial, sc)
+			continue
+		}
 		p := conformance.PlacementOf(c.key)
 		if i, ok := lanes[p.Lane]; ok && p.Lane != "" {
 			if i < 0 {
@@ -81,6 +83,10 @@ func startScheduler(run *runState, checks []Check, n int, specTimeout time.Durat
 		}
 		close(work)
 		wg.Wait()
+		for _, sc := range serial {
+			s.runOne(sc, specTimeout)
+			close(sc.done)
+		}
 		close(s.others)
 	}()
 	return s
@@ -121,13 +127,12 @@ func (s *scheduler) runs(key string) bool {
 	return ok
 }
 
-// Outcome waits for the check named key and returns its
-// recording; for a check it does not run, it waits until every check it
-// runs has ended, and returns false (conformance.Scheduler).
+// Outcome waits for the check named key and returns its recording; for a
+// check the run did not select, it returns false at once
+// (conformance.Scheduler).
 func (s *scheduler) Outcome(key string) (*conformance.Recording, bool) {
 	sc, ok := s.byKey[key]
 	if !ok {
-		<-s.others
 		return nil, false
 	}
 	<-sc.done
