@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -69,13 +70,27 @@ type Scheduler interface {
 // Runnable runs one declared check bound to ctx, with t under it.
 type Runnable func(ctx context.Context, t CheckT)
 
-// declared holds every check Declare declared, by Key.
-var declared = map[string]Runnable{}
+// declared holds every check Declare declared, by Key. Ginkgo builds its
+// tree (and so declares the checks again) when a run starts, while a
+// Scheduler may already read it: reg guards it and placements.
+var (
+	reg      sync.RWMutex
+	declared = map[string]Runnable{}
+)
 
 // Declared returns the check named key (see Key).
 func Declared(key string) (Runnable, bool) {
+	reg.RLock()
+	defer reg.RUnlock()
 	r, ok := declared[key]
 	return r, ok
+}
+
+// register records a declared check.
+func register(key string, run Runnable, p Placement) {
+	reg.Lock()
+	defer reg.Unlock()
+	declared[key], placements[key] = run, p
 }
 
 // Where names the place a check is declared, as file:line.
@@ -121,7 +136,11 @@ type Placement struct {
 var placements = map[string]Placement{}
 
 // PlacementOf returns how the check named key is to be placed.
-func PlacementOf(key string) Placement { return placements[key] }
+func PlacementOf(key string) Placement {
+	reg.RLock()
+	defer reg.RUnlock()
+	return placements[key]
+}
 
 // it declares one check: Ginkgo's It with the requirement labels and the
 // spec timeout added, whose body receives the environment bound to the
@@ -129,8 +148,7 @@ func PlacementOf(key string) Placement { return placements[key] }
 func (d decl) it(text string, labels Labels, body func(e *Env)) {
 	where := types.NewCodeLocation(1)
 	run := d.runnable(func(e *Env) { body(e) })
-	declared[Key(where, text)] = run
-	placements[Key(where, text)] = Placement{d.lane, d.first}
+	register(Key(where, text), run, Placement{d.lane, d.first})
 	It(text, labels, Offset(1), d.decorations(), func(ctx SpecContext) { d.spec(ctx, run) })
 }
 
@@ -171,8 +189,8 @@ func (d decl) table(text string, labels Labels, body func(e *Env, p any), entrie
 	runs := map[string]Runnable{}
 	for _, en := range pendingEntries {
 		run := d.runnable(func(e *Env) { body(e, en.param) })
-		declared[en.where], runs[en.where] = run, run
-		placements[en.where] = Placement{d.lane, d.first}
+		runs[en.where] = run
+		register(en.where, run, Placement{d.lane, d.first})
 	}
 	pendingEntries = nil
 	DescribeTable(text, labels, Offset(1), func(ctx SpecContext, p any) {
