@@ -312,10 +312,11 @@ func farRunChild(delay, parallel, out string) int {
 	}
 	w := &farWire{delay: d, protocols: map[string]int{}}
 	const checkTimeout = 2 * time.Minute // chatconform's --check-timeout
-	s := Prepare(checkTimeout)
+	specTimeout := checkTimeout
 	if checks > 1 {
-		s = Prepare(0) // the scheduler times the checks (see Config.Checks)
+		specTimeout = 0 // the scheduler times the checks (see Config.Checks)
 	}
+	s := Prepare(specTimeout) // once: it declares the checks
 	sc, rc := ginkgo.GinkgoConfiguration()
 	rc.NoColor = true
 	cfg := Config{ // as chatconform --profile core, naming no target, configures the run
