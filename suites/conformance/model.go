@@ -66,7 +66,7 @@ func (e *Env) runModel(a modelArea) {
 		sequences = 6 // pages have the most combinations to walk through
 	}
 	cfg := model.Config{Judge: a.reqs, Mix: a.mix, Seed: e.Seed, Steps: a.steps, Sequences: sequences,
-		Eventually: e.Eventually, SoleWriter: e.SoleWriter, Marker: e.Marker()}
+		Eventually: e.Eventually, SoleWriter: e.SoleWriter, SharedUsers: e.Beside, Marker: e.Marker()}
 	var err error
 	e.step("ROOM-LIST", func() { err = model.FromTarget(e.ctx, e.Client, e.Target, &cfg) })
 	var reps []*model.Report

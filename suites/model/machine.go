@@ -1098,6 +1098,11 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 	}
 	m.check("MSG-SEND-STATUS", w.Status == nil && !k.status || w.Status != nil && *w.Status == k.status,
 		"message %s (%s) has status %s; it was sent with status %v", k.id, where, boolp(w.Status), k.status)
+	if w.Unread != nil && !*w.Unread && !k.unknown[u] && m.cfg.SharedUsers && k.from != u {
+		if read, _ := k.readFor(u, now, 0); !read {
+			k.unknown[u] = true // another client of this user may have marked it read
+		}
+	}
 	if w.Unread != nil && !k.unknown[u] {
 		read, settled := k.readFor(u, now, m.cfg.Eventually)
 		if read && *w.Unread == !read && !m.searching {
@@ -1644,6 +1649,8 @@ func (m *machine) unread(o op) {
 		case read:
 			m.eventually("UNREAD-MARK-READ", settled, !in[k.id], "user %d's unread items list %s, which that user marked read", u+1, k.id)
 			m.eventually("UNREAD-MARK-READ", settled, !mentioned[k.id], "user %d's unread mentions list %s, which that user marked read", u+1, k.id)
+		case m.cfg.SharedUsers && !in[k.id]:
+			k.unknown[u] = true // another client of this user may have marked it read
 		default:
 			req := "UNREAD-CHAT"
 			if k.readByOther(u) >= 0 || !m.marked[u].IsZero() && !(k.v > 1 && k.changed.After(m.marked[u])) {

@@ -53,6 +53,12 @@ type Config struct {
 	// messages the run did not send are older than every one it sent, and
 	// readBy and v are exact.
 	SoleWriter bool
+	// SharedUsers says other clients act as the run's own users while a
+	// sequence runs (the run's other checks, running beside the model's):
+	// a message may then leave a user's unread items because another
+	// client of that user marked it read, which the model learns instead
+	// of judging.
+	SharedUsers bool
 	// Marker is a word every text the run writes carries.
 	Marker string
 }
