@@ -40,6 +40,7 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	parallel := fs.Int("parallel", 2*runtime.NumCPU(), "`N` runs (chatconform processes) at a time")
 	seed := fs.Uint64("seed", 1, "`N`: seed of the world and of every run")
 	full := fs.Bool("full", false, "run every fault against the whole core profile, not only the checks of its requirement")
+	concurrent := fs.Int("concurrent-checks", 1, "`N` checks at once in each run of a fault or variant (chatconform --concurrent-checks)")
 	variants := fs.Bool("variants", false, "run the conforming variants only, no fault")
 	faultsOnly := fs.Bool("faults", false, "run the planted faults only, no variant")
 	only := fs.String("only", "", "run only the faults and variants whose name contains this `text`, or whose origin it names (held-out, model, ...); several separated by commas")
@@ -92,8 +93,16 @@ func selftest(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "chatconform selftest:", err)
 		return exitHarness
 	}
-	fmt.Fprintf(stdout, "chatconform selftest: seed %d, %d at a time, full %t\n", *seed, *parallel, *full)
-	sel.Binary, sel.Seed, sel.Parallel, sel.Full = exe, *seed, *parallel, *full
+	if *concurrent < 1 {
+		fmt.Fprintf(stderr, "chatconform selftest: --concurrent-checks %d: give at least 1\n", *concurrent)
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "chatconform selftest: seed %d, %d at a time, full %t", *seed, *parallel, *full)
+	if *concurrent > 1 {
+		fmt.Fprintf(stdout, ", %d checks at once in each run", *concurrent)
+	}
+	fmt.Fprintln(stdout)
+	sel.Binary, sel.Seed, sel.Parallel, sel.Full, sel.Concurrent = exe, *seed, *parallel, *full, *concurrent
 	sel.Env, sel.Progress = []string{"CHATCONFORM_MAIN=1"}, stdout
 	m, err := planted.Run(ctx, sel)
 	if errors.Is(err, planted.ErrNothingSelected) {

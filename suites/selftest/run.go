@@ -50,6 +50,9 @@ type Options struct {
 	// breaks (--label-filter), since the question is whether those checks
 	// catch it; variants always run the whole core profile.
 	Full bool
+	// Concurrent is how many checks each run runs at once (chatconform
+	// --concurrent-checks; 0 or 1: one after another).
+	Concurrent int
 	// Env is added to each child's environment (from which CHAT_* is
 	// removed, so a child always checks the server it is given).
 	Env []string
@@ -188,7 +191,7 @@ func Run(ctx context.Context, opt Options) (*Matrix, error) {
 			defer wg.Done()
 			for i := range work {
 				j := jobs[i]
-				j.run(ctx, runSetup{world: world, cert: cert, caFile: caFile, dir: dir, seq: i, seed: opt.Seed, bin: opt.Binary, env: env, full: opt.Full})
+				j.run(ctx, runSetup{world: world, cert: cert, caFile: caFile, dir: dir, seq: i, seed: opt.Seed, bin: opt.Binary, env: env, full: opt.Full, checks: opt.Concurrent})
 				if opt.Progress != nil {
 					progress.Lock()
 					fmt.Fprintln(opt.Progress, j.res.line())
@@ -226,6 +229,7 @@ type runSetup struct {
 	bin    string
 	env    []string
 	full   bool
+	checks int // --concurrent-checks, when above 1
 }
 
 // run serves the decorated reference, describes it, runs the child and
@@ -248,6 +252,9 @@ func (j *job) run(ctx context.Context, s runSetup) {
 	// checkers read them all).
 	if j.fault != nil && !s.full && !j.fault.wholeRun && j.fault.Class != Intermittent {
 		args = append(args, "--label-filter", j.fault.Req)
+	}
+	if s.checks > 1 {
+		args = append(args, "--concurrent-checks", fmt.Sprint(s.checks))
 	}
 	cmd := exec.CommandContext(ctx, s.bin, args...)
 	cmd.Env = s.env
