@@ -1,0 +1,92 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+)
+
+// runRecording runs body as a check under a Recording and returns it.
+func runRecording(t *testing.T, ctx context.Context, body func(r *Recording)) *Recording {
+	t.Helper()
+	r := NewRecording("a check", []string{"MSG-SEND-200"})
+	r.Run(ctx, func(context.Context, CheckT) { body(r) }, func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), time.Second)
+	})
+	return r
+}
+
+func TestRecordingKeepsTheFirstFailureAndWhatCameBefore(t *testing.T) {
+	r := runRecording(t, context.Background(), func(r *Recording) {
+		r.By("a step")
+		r.AddReportEntry(EntryJudged, "MSG-SEND-200")
+		r.Gomega().Expect(1).To(gomega.Equal(2), "one is not two")
+		r.Fail("never reached", 0)
+	})
+	if r.end != failed || !strings.Contains(r.message, "one is not two") {
+		t.Errorf("end %v, message %q: want the assertion's failure", r.end, r.message)
+	}
+	if got := r.ReportEntries(); len(got) != 1 || got[0] != (CheckEntry{EntryJudged, "MSG-SEND-200"}) {
+		t.Errorf("entries %v", got)
+	}
+	if len(r.events) != 2 || !r.events[0].step || r.events[0].value != "a step" {
+		t.Errorf("events %+v: want the step, then the entry", r.events)
+	}
+	if r.Start.IsZero() || r.End.Before(r.Start) {
+		t.Errorf("times %v – %v", r.Start, r.End)
+	}
+}
+
+func TestRecordingRunsCleanupsLastFirstAndKeepsASkip(t *testing.T) {
+	var order []int
+	r := runRecording(t, context.Background(), func(r *Recording) {
+		r.DeferCleanup(func(context.Context) { order = append(order, 1) })
+		r.DeferCleanup(func(ctx context.Context) {
+			if ctx.Err() != nil {
+				t.Error("a clean-up got a context already done")
+			}
+			order = append(order, 2)
+		})
+		r.Skip("nothing to judge")
+	})
+	if r.end != skipped || r.message != "nothing to judge" {
+		t.Errorf("end %v, message %q", r.end, r.message)
+	}
+	if len(order) != 2 || order[0] != 2 || order[1] != 1 {
+		t.Errorf("clean-ups ran in order %v, want [2 1]", order)
+	}
+}
+
+func TestRecordingTakesAGoroutinesFailureAndAPanic(t *testing.T) {
+	r := runRecording(t, context.Background(), func(r *Recording) {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { r.Recovered(recover()) }()
+			r.Fail("in a goroutine", 0)
+		}()
+		wg.Wait()
+	})
+	if r.end != failed || r.message != "in a goroutine" {
+		t.Errorf("end %v, message %q", r.end, r.message)
+	}
+	p := runRecording(t, context.Background(), func(*Recording) { panic("boom") })
+	if p.end != panicked || p.panicked != "boom" || !strings.Contains(p.message, "boom") {
+		t.Errorf("end %v, panicked %v", p.end, p.panicked)
+	}
+}
+
+func TestRecordingOfACheckOutOfTimeIsAnError(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	r := runRecording(t, ctx, func(*Recording) { <-ctx.Done() })
+	entries := r.ReportEntries()
+	if r.end != failed || len(entries) != 1 || entries[0].Name != EntryError {
+		t.Errorf("end %v, entries %v: want a failure with an error entry", r.end, entries)
+	}
+}
