@@ -236,7 +236,7 @@ func (r *Recording) Run(ctx context.Context, run Runnable, cleanupCtx func() (co
 		defer func() { r.Recovered(recover()) }()
 		run(ctx, r)
 	}()
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		r.mu.Lock()
 		if r.end != skipped {
 			r.events = append(r.events, recorded{name: EntryError, value: "the check ran out of its time"})

@@ -53,6 +53,25 @@ type control struct {
 	// beside each other, the only time it is used.
 	quiet  sync.RWMutex
 	shared bool
+	// held is how long each check's writes were held back (by check name).
+	held map[string]time.Duration
+}
+
+// addHeld counts d against check's time held back by quiet reads.
+func (c *control) addHeld(check string, d time.Duration) {
+	c.wire.Lock()
+	defer c.wire.Unlock()
+	if c.held == nil {
+		c.held = map[string]time.Duration{}
+	}
+	c.held[check] += d
+}
+
+// heldFor is how long check's writes were held back so far.
+func (c *control) heldFor(check string) time.Duration {
+	c.wire.Lock()
+	defer c.wire.Unlock()
+	return c.held[check]
 }
 
 type quietKey struct{}
@@ -184,11 +203,13 @@ func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
 		if c.ctx.Err() != nil {
 			return nil, fmt.Errorf("%w (%w)", errStopped, context.Canceled)
 		}
+		check := client.CheckOf(req.Context())
 		if c.shared && writes(req.Method) && req.Context().Value(quietKey{}) == nil {
+			start := time.Now()
 			c.quiet.RLock() // held back while another check reads the room quietly
 			defer c.quiet.RUnlock()
+			c.addHeld(check, time.Since(start))
 		}
-		check := client.CheckOf(req.Context())
 		over := c.started(check)
 		ctx, cancel := context.WithCancel(req.Context())
 		detach := context.AfterFunc(c.ctx, cancel)

@@ -109,7 +109,7 @@ func (s *scheduler) runOne(sc *scheduled, specTimeout time.Duration) {
 	}
 	ctx, cancel := named, context.CancelFunc(func() {})
 	if specTimeout > 0 {
-		ctx, cancel = context.WithTimeout(named, specTimeout)
+		ctx, cancel = s.timed(named, sc.check.Name, specTimeout)
 	}
 	defer cancel()
 	sc.rec.Run(ctx, run, func() (context.Context, context.CancelFunc) {
@@ -141,3 +141,32 @@ func (s *scheduler) Outcome(key string) (*conformance.Recording, bool) {
 
 // wait returns once every check the scheduler runs has ended.
 func (s *scheduler) wait() { <-s.others }
+
+// timed bounds a check to limit of its own time: the time its writes
+// were held back while another check read the room quietly does not
+// count. The context ends with context.DeadlineExceeded, as a timeout's.
+func (s *scheduler) timed(parent context.Context, check string, limit time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTimer(limit)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				left := limit - (time.Since(start) - s.run.ctl.heldFor(check))
+				if left <= 0 {
+					cancel(context.DeadlineExceeded)
+					return
+				}
+				t.Reset(left)
+			}
+		}
+	}()
+	return ctx, func() { close(done); cancel(context.Canceled) }
+}
