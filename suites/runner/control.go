@@ -32,20 +32,19 @@ type control struct {
 	at     time.Time
 
 	// sent counts the requests handed to the transport, every attempt
-	// included, answered or not: what each check sent is read off it.
+	// included, answered or not.
 	// waits counts those sent while no other was in flight (from being
 	// sent until its answer is read or it fails): the answers the run
 	// waited for one after another.
 	wire        sync.Mutex
 	sent, waits int64
 	inFlight    int
-	// unrecorded is how many requests a replay of the checks sent that
-	// the record held no answer for (client.ErrNotRecorded).
-	unrecorded int64
-	// byCheck counts the same for each check, by the name its requests
-	// carry (client.CheckOf; "" for the run's setup), waits counting
-	// requests sent while no other of the same check was in flight:
-	// checks may run beside each other.
+	// byCheck counts, for each check by the name its requests carry
+	// (client.CheckOf; "" for the run's setup), the requests it sent, those
+	// sent while no other of the same check was in flight (checks may run
+	// beside each other), those a replay of the checks could not answer
+	// from the record (client.ErrNotRecorded), and how long its writes were
+	// held back by another check's quiet reads.
 	byCheck map[string]*checkCounts
 
 	// quiet holds the run's writes back while a check that needs the write
@@ -53,25 +52,26 @@ type control struct {
 	// beside each other, the only time it is used.
 	quiet  sync.RWMutex
 	shared bool
-	// held is how long each check's writes were held back (by check name).
-	held map[string]time.Duration
 }
 
-// addHeld counts d against check's time held back by quiet reads.
-func (c *control) addHeld(check string, d time.Duration) {
-	c.wire.Lock()
-	defer c.wire.Unlock()
-	if c.held == nil {
-		c.held = map[string]time.Duration{}
+// of returns check's counts; call it with c.wire held.
+func (c *control) of(check string) *checkCounts {
+	if c.byCheck == nil {
+		c.byCheck = map[string]*checkCounts{}
 	}
-	c.held[check] += d
+	n := c.byCheck[check]
+	if n == nil {
+		n = &checkCounts{}
+		c.byCheck[check] = n
+	}
+	return n
 }
 
 // heldFor is how long check's writes were held back so far.
 func (c *control) heldFor(check string) time.Duration {
 	c.wire.Lock()
 	defer c.wire.Unlock()
-	return c.held[check]
+	return c.of(check).held
 }
 
 type quietKey struct{}
@@ -94,6 +94,7 @@ func writes(method string) bool {
 type checkCounts struct {
 	sent, waits, unrecorded int64
 	inFlight                int
+	held                    time.Duration
 }
 
 // perCheck returns what each check sent, waited for in turn, and asked
@@ -114,13 +115,6 @@ func (c *control) perCheck() (sent, waits, unrecorded map[string]int) {
 	return sent, waits, unrecorded
 }
 
-// unrecordedCount is control.unrecorded.
-func (c *control) unrecordedCount() int64 {
-	c.wire.Lock()
-	defer c.wire.Unlock()
-	return c.unrecorded
-}
-
 // counts returns how many requests were sent, and how many of them waited
 // for every request before them (see control.waits).
 func (c *control) counts() (sent, waits int64) {
@@ -138,14 +132,7 @@ func (c *control) started(check string) (over func()) {
 		c.waits++
 	}
 	c.inFlight++
-	if c.byCheck == nil {
-		c.byCheck = map[string]*checkCounts{}
-	}
-	n := c.byCheck[check]
-	if n == nil {
-		n = &checkCounts{}
-		c.byCheck[check] = n
-	}
+	n := c.of(check)
 	n.sent++
 	if n.inFlight == 0 {
 		n.waits++
@@ -208,7 +195,9 @@ func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
 			start := time.Now()
 			c.quiet.RLock() // held back while another check reads the room quietly
 			defer c.quiet.RUnlock()
-			c.addHeld(check, time.Since(start))
+			c.wire.Lock()
+			c.of(check).held += time.Since(start)
+			c.wire.Unlock()
 		}
 		over := c.started(check)
 		ctx, cancel := context.WithCancel(req.Context())
@@ -217,8 +206,7 @@ func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
 		if err != nil {
 			if errors.Is(err, client.ErrNotRecorded) {
 				c.wire.Lock()
-				c.unrecorded++
-				c.byCheck[check].unrecorded++
+				c.of(check).unrecorded++
 				c.wire.Unlock()
 			}
 			detach()
