@@ -46,7 +46,7 @@ func startScheduler(run *runState, checks []Check, n int, specTimeout time.Durat
 			continue
 		}
 		p := conformance.PlacementOf(c.key)
-		if i, ok := lanes[p.Lane]; ok && p.Lane != "" {
+		if i, ok := lanes[p.Lane]; ok {
 			if i < 0 {
 				first[-i-1] = append(first[-i-1], sc)
 			} else {
@@ -54,12 +54,16 @@ func startScheduler(run *runState, checks []Check, n int, specTimeout time.Durat
 			}
 			continue
 		}
+		i := 0
 		if p.First {
 			first = append(first, []*scheduled{sc})
-			lanes[p.Lane] = -len(first)
+			i = -len(first)
 		} else {
 			rest = append(rest, []*scheduled{sc})
-			lanes[p.Lane] = len(rest)
+			i = len(rest)
+		}
+		if p.Lane != "" {
+			lanes[p.Lane] = i
 		}
 	}
 	queue := append(first, rest...)
