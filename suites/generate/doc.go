@@ -122,8 +122,19 @@
 // goroutine), sent together, and a failing one is shrunk by rapid from the
 // same seed. GEN-ROUND-TRIP does the same but for edits of one message,
 // which keep their order. GEN-REFUSED-NO-CHANGE and GEN-GET-NO-CHANGE
-// send their requests in turn; only the reads of one state go together.
-// parallel.go has the details, and what a failure costs in requests.
+// send their cases in rounds: the state the cases of a round read is read
+// once before and once after, their requests go together in between, and
+// a change seen is put to the second try of each case that saw it after
+// the round, nothing else in flight, so that it is put only on a request
+// that makes it again. A case whose state is outside the write room (where
+// a change is put on the request without a second try), or whose request
+// a correct server may accept and write for, has a round to itself. Their
+// verdicts are those of Parallel 1; their request counts are not (a read
+// serves the whole round). On a server whose refused requests or GETs
+// change state, the second tries of the other cases of a round leave
+// messages unread in the write room, so a property run after them on the
+// same server may start from another state than in turn. parallel.go has
+// the details, and what a failure costs in requests.
 //
 // # Running outside go test
 //

@@ -77,9 +77,11 @@ type Config struct {
 	// GEN-REF-ERROR) send their cases, over all the operations asked, at
 	// the same time, and so does GEN-ROUND-TRIP, but for cases that write
 	// the same message, which keep their order; the properties that read
-	// state around a request keep their requests in turn and send only
-	// the reads of one state at once. Verdicts do not depend on it (see
-	// parallel.go).
+	// state around a request (GEN-REFUSED-NO-CHANGE, GEN-GET-NO-CHANGE)
+	// send their cases in rounds of up to Parallel, between reads of the
+	// state shared by the round, with a round to itself for a case whose
+	// state is outside the write room or whose request may write. Verdicts
+	// do not depend on it (see parallel.go).
 	Parallel int
 }
 

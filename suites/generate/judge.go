@@ -346,61 +346,88 @@ func (e *Engine) snapshotKey(cs *testCase) (room, message string, rooms bool, ke
 	return room, cs.message, cs.hideRoom, room + "|" + cs.message + "|" + fmt.Sprint(cs.hideRoom)
 }
 
+// stateReq is one read of the state a case could change.
+type stateReq struct {
+	what    string
+	r       client.Request
+	project func([]byte) string
+}
+
+// stateReads lists the reads of the state a case could change, in the
+// order of a snapshot's reads, and the snapshot's cache key.
+func (e *Engine) stateReads(cs *testCase) (key string, reads []stateReq) {
+	room, message, rooms, key := e.snapshotKey(cs)
+	me := e.world.caller()
+	roomPath := "/v1/rooms/" + url.PathEscape(room)
+	reads = []stateReq{{"the caller's unread items of the room", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms/" + url.PathEscape(room) + "/unreadItems"}, projectUnread}}
+	if message != "" {
+		reads = append(reads, stateReq{"the targeted message", client.Request{Method: "GET", Path: roomPath + "/chatMessages/" + url.PathEscape(message)}, projectMessage})
+	}
+	reads = append(reads, stateReq{"the room's newest page", client.Request{Method: "GET", Path: roomPath + "/chatMessages", Query: url.Values{"limit": {newestPage}}}, projectPage})
+	if rooms {
+		reads = append(reads, stateReq{"the caller's rooms list", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms"}, projectRooms})
+	}
+	return key, reads
+}
+
+// readValue is the answer to one state read, as a snapshot keeps it.
+type readValue struct {
+	value      string // "" when the read got no answer
+	sent, read time.Time
+}
+
+// readOne sends one state read and keeps what the snapshot compares.
+func (e *Engine) readOne(ctx context.Context, q stateReq) (readValue, error) {
+	resp, err := e.read(ctx, q.r)
+	if err != nil {
+		return readValue{}, err
+	}
+	v := readValue{value: fmt.Sprint(resp.Status), sent: resp.Sent, read: resp.Read}
+	if resp.Status == 200 {
+		v.value += " " + q.project(resp.Body)
+	}
+	return v, nil
+}
+
+// snapshotOf puts the answers to a snapshot's reads together, up to the
+// first read without an answer.
+func snapshotOf(reads []stateReq, values []readValue) snapshot {
+	s := snapshot{}
+	for i, r := range reads {
+		if values[i].value == "" {
+			break
+		}
+		s.reads = append(s.reads, stateRead{r.what, values[i].value})
+		if s.sent.IsZero() || values[i].sent.Before(s.sent) {
+			s.sent = values[i].sent
+		}
+		if values[i].read.After(s.read) {
+			s.read = values[i].read
+		}
+	}
+	return s
+}
+
 // state reads the state a case could change, from the cache when nothing
 // could have changed it since it was read.
 func (e *Engine) state(ctx context.Context, cs *testCase, fresh bool) (snapshot, error) {
-	room, message, rooms, key := e.snapshotKey(cs)
+	key, reads := e.stateReads(cs)
 	e.snapMu.Lock()
 	s, ok := e.snaps[key]
 	e.snapMu.Unlock()
 	if ok && !fresh {
 		return s, nil
 	}
-	me := e.world.caller()
-	type read struct {
-		what    string
-		r       client.Request
-		project func([]byte) string
-	}
-	roomPath := "/v1/rooms/" + url.PathEscape(room)
-	reads := []read{{"the caller's unread items of the room", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms/" + url.PathEscape(room) + "/unreadItems"}, projectUnread}}
-	if message != "" {
-		reads = append(reads, read{"the targeted message", client.Request{Method: "GET", Path: roomPath + "/chatMessages/" + url.PathEscape(message)}, projectMessage})
-	}
-	reads = append(reads, read{"the room's newest page", client.Request{Method: "GET", Path: roomPath + "/chatMessages", Query: url.Values{"limit": {newestPage}}}, projectPage})
-	if rooms {
-		reads = append(reads, read{"the caller's rooms list", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms"}, projectRooms})
-	}
 	// The reads only read, and nothing of the engine writes until they
 	// are all answered, so they may be in flight together: the state is
 	// the same one whichever answers first. In turn when Parallel is 1.
-	values := make([]string, len(reads))
-	sent, got := make([]time.Time, len(reads)), make([]time.Time, len(reads))
+	values := make([]readValue, len(reads))
 	err := e.inTurnsOf(ctx, len(reads), func(i int) error {
-		resp, err := e.read(ctx, reads[i].r)
-		if err != nil {
-			return err
-		}
-		sent[i], got[i] = resp.Sent, resp.Read
-		values[i] = fmt.Sprint(resp.Status)
-		if resp.Status == 200 {
-			values[i] += " " + reads[i].project(resp.Body)
-		}
-		return nil
+		v, err := e.readOne(ctx, reads[i])
+		values[i] = v
+		return err
 	})
-	s = snapshot{}
-	for i, r := range reads {
-		if values[i] == "" {
-			break
-		}
-		s.reads = append(s.reads, stateRead{r.what, values[i]})
-		if s.sent.IsZero() || sent[i].Before(s.sent) {
-			s.sent = sent[i]
-		}
-		if got[i].After(s.read) {
-			s.read = got[i]
-		}
-	}
+	s = snapshotOf(reads, values)
 	if err != nil {
 		return s, err
 	}
@@ -506,19 +533,7 @@ func (e *Engine) judgeRefused(ctx context.Context, cs *testCase) (*Failure, erro
 	if err != nil {
 		return nil, err
 	}
-	what := changed(before, after)
-	if what == "" {
-		return nil, nil
-	}
-	e.forget()
-	if back, err := e.flickers(ctx, cs, before); err != nil || back {
-		return nil, err
-	}
-	again, err := e.blame(ctx, cs, func(r *client.Response) bool { return r.Status/100 == 4 })
-	if err != nil || again == "" {
-		return nil, err
-	}
-	return e.failure(RefusedNoChange, cs, resp, fmt.Sprintf("refused with %d, yet %s changed: %s; %s", resp.Status, what, showChange(before, after, what), again), "changed "+what), nil
+	return e.confirm(ctx, RefusedNoChange, cs, resp, before, after, true)
 }
 
 // judgeGet checks GEN-GET-NO-CHANGE: a valid GET between two state reads.
@@ -539,6 +554,19 @@ func (e *Engine) judgeGet(ctx context.Context, cs *testCase) (*Failure, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.confirm(ctx, GetNoChange, cs, resp, before, after, true)
+}
+
+// confirm judges, for GEN-REFUSED-NO-CHANGE or GEN-GET-NO-CHANGE, the
+// state read before and after a case's request (resp is its answer). No
+// change holds. A change is put to flickers, then to blame, and fails the
+// property only when blame puts it on the request. alone says that no
+// other request of the run was sent between the two reads: only then may
+// a change outside the write room be put on the request without a second
+// try (see blame). confirm must run with nothing else of the run in
+// flight: flickers and blame read the state again, and blame may send the
+// request again.
+func (e *Engine) confirm(ctx context.Context, property string, cs *testCase, resp *client.Response, before, after snapshot, alone bool) (*Failure, error) {
 	what := changed(before, after)
 	if what == "" {
 		return nil, nil
@@ -547,11 +575,19 @@ func (e *Engine) judgeGet(ctx context.Context, cs *testCase) (*Failure, error) {
 	if back, err := e.flickers(ctx, cs, before); err != nil || back {
 		return nil, err
 	}
-	again, err := e.blame(ctx, cs, nil)
+	var applies func(*client.Response) bool
+	if property == RefusedNoChange {
+		applies = func(r *client.Response) bool { return r.Status/100 == 4 }
+	}
+	again, err := e.blame(ctx, cs, applies, alone)
 	if err != nil || again == "" {
 		return nil, err
 	}
-	return e.failure(GetNoChange, cs, resp, fmt.Sprintf("answered %d, and %s changed: %s; %s", resp.Status, what, showChange(before, after, what), again), "changed "+what), nil
+	problem := fmt.Sprintf("answered %d, and %s changed: %s; %s", resp.Status, what, showChange(before, after, what), again)
+	if property == RefusedNoChange {
+		problem = fmt.Sprintf("refused with %d, yet %s changed: %s; %s", resp.Status, what, showChange(before, after, what), again)
+	}
+	return e.failure(property, cs, resp, problem, "changed "+what), nil
 }
 
 // flickers reads the state of a case twice more after a change was seen
@@ -626,13 +662,16 @@ func (e *Engine) writtenTo(cs *testCase) bool {
 }
 
 // blame tells a change a request made from one that happened around it.
-// Outside the write room the state was read right before the request
-// (nothing of the run writes there), so the change is the request's. In
-// the write room it is blamed on the request only when, from a settled
-// state, the same request changes it again (see caused). It returns ""
-// when the change is not the request's, else why it is, in words.
-func (e *Engine) blame(ctx context.Context, cs *testCase, applies func(*client.Response) bool) (string, error) {
-	if !e.writtenTo(cs) {
+// Outside the write room, when the request was alone between the two reads
+// (in turn, or in a round of its own: see judgeRounds), the state was read
+// right before and right after it and nothing else of the run writes
+// there, so the change is the request's. Otherwise (in the write room, or
+// when other requests were in flight between the reads) it is blamed on
+// the request only when, from a settled state, the same request changes it
+// again (see caused). It returns "" when the change is not the request's,
+// else why it is, in words.
+func (e *Engine) blame(ctx context.Context, cs *testCase, applies func(*client.Response) bool, alone bool) (string, error) {
+	if alone && !e.writtenTo(cs) {
 		return "read right before and right after the request, in a room nothing else of the run writes to", nil
 	}
 	return e.caused(ctx, cs, applies)

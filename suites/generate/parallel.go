@@ -3,20 +3,25 @@ package generate
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"pgregory.net/rapid"
+
+	"github.com/chatrooms/conformance/suites/client"
 )
 
 // Requests in flight together (Config.Parallel above 1).
 //
-// A property that judges each answer on its own (concurrent) has nothing
-// that ties one case to another: the verdict on a case is a function of
-// the case and its answer. Such a property is run in phases over all the
-// operations asked at once:
+// A property that judges each answer on its own has nothing that ties one
+// case to another: the verdict on a case is a function of the case and its
+// answer. Such a property is run in phases over all the operations asked
+// at once:
 //
 //  1. the coverage cases of every operation are built, in operation order
 //     and case order, as runOne builds them, and all of them are sent with
@@ -46,15 +51,60 @@ import (
 //
 // GEN-ROUND-TRIP reads back the message a case sent or edited: cases that
 // edit the same message are kept in their order, one after the other (a
-// lane); sends make a message each and go together. The properties that
-// read state around each request stay in turn (see state for the reads of
-// one state, sent together).
+// lane); sends make a message each and go together.
+//
+// GEN-REFUSED-NO-CHANGE and GEN-GET-NO-CHANGE read the state a case could
+// change before and after its request (judge.go), so a case is not judged
+// by its answer alone: another case's request may change the state it
+// reads. They run in the same phases, but 1 and 4 send the cases in
+// rounds (judgeRounds), one round after another:
+//
+//   - a round reads the state of its cases, each distinct read once,
+//     sends their requests together, and reads the state again; the reads
+//     after a round and those the next round starts from go together;
+//   - cases whose state is in the write room and whose request a correct
+//     server does not write for (a GET, HEAD or OPTIONS, or a request
+//     that breaks the document) share rounds of up to Parallel cases;
+//   - a case has a round of its own when its state is outside the write
+//     room, or when its request may be accepted and write (mayWrite),
+//     which the others' reads would see. Outside the write room, blame
+//     puts a change on the request at once, which holds only if nothing
+//     else was sent between the two reads: a second try could not stand
+//     in, since a request that marked the messages of such a room read
+//     leaves nothing to mark, and the run posts nothing there;
+//   - a change seen across a round is confirmed after the round, case by
+//     case in the order given, with nothing else in flight: flickers,
+//     then blame. For a case that shared its round, blame always sends
+//     the request again from a settled state (caused), so when case B's
+//     request changes the state case A reads, A's second try changes
+//     nothing and A is not reported; B's changes it again, and B is. After
+//     a round with a change, the next round reads its state afresh;
+//   - once an operation has a failure or an error, its later cases are
+//     left out of the rounds to come (and out of the confirmations of the
+//     round under way, whose requests have all been sent).
+//
+// The rounds, their reads and their second tries follow from the cases
+// and the answers, not from how fast the answers come: two runs against
+// servers that answer alike send the same requests. They send fewer reads than the
+// run in turn (a read serves every case of a round that needs it, before
+// and after), so their request counts differ from it; verdicts do not. A
+// server whose refused requests or GETs change state (or a Core server
+// that accepts a request the document forbids, and writes) puts the other
+// cases of the round to a second try each: two more reads of the state,
+// (with writes on) a message of the second user posted in the write room,
+// reads until the state settles (two at least, settlePoll apart), the
+// request and a read. That message may stay unread where in turn there
+// would have been none, so a later property on the same server may start
+// from another state than in turn. Most of what is left to wait for in GEN-REFUSED-NO-CHANGE are
+// rounds of one case: most of its cases may write or read outside the
+// write room. TestParallelStatePropertiesAreFasterAtADelay times both
+// properties in turn and in rounds.
 
 // concurrent reports whether a property's cases may be in flight
 // together.
 func concurrent(property string) bool {
 	switch property {
-	case NoServerError, ValidAnswer, NoTokenNoData, ReferenceError, RoundTrip:
+	case NoServerError, ValidAnswer, NoTokenNoData, ReferenceError, RoundTrip, RefusedNoChange, GetNoChange:
 		return true
 	}
 	return false
@@ -87,9 +137,14 @@ type job struct {
 
 // judgeAll judges the jobs of a property, at most Parallel at once,
 // started in the order given (jobs of one lane one after another, in
-// place of the first). After a job of an operation fails or cannot be
-// judged, the operation's later jobs are not started.
+// place of the first), or in rounds for a property that reads state
+// around each request (judgeRounds). After a job of an operation fails or
+// cannot be judged, the operation's later jobs are not started.
 func (e *Engine) judgeAll(ctx context.Context, p Property, jobs []*job, ops int) {
+	if stateProperty(p.ID) {
+		e.judgeRounds(ctx, p, jobs, ops)
+		return
+	}
 	var mu sync.Mutex
 	stop := make([]int, ops) // per operation, the first job known to end it
 	for i := range stop {
@@ -363,4 +418,241 @@ func (e *Engine) draw(p Property, op *operation, m mode) ([]*testCase, string) {
 	name := "chatconform-generate-" + p.ID + "-" + op.ID
 	summary := search(name, deriveSeed(e.cfg.Seed, p.ID, op.ID), e.cfg.Examples, e.cfg.ShrinkTime, prop)
 	return out, summary
+}
+
+// stateProperty reports whether a property reads state around each
+// request: its cases are judged in rounds (judgeRounds).
+func stateProperty(property string) bool {
+	return property == RefusedNoChange || property == GetNoChange
+}
+
+// aloneInRound reports whether a case of a state property is sent in a
+// round of its own: its state is outside the write room, where a change
+// is put on the request only when nothing else was sent between the reads
+// (see blame), or its request may be accepted and write (see mayWrite),
+// which the other requests' reads of the write room would see.
+func (e *Engine) aloneInRound(cs *testCase) bool {
+	return !e.writtenTo(cs) || mayWrite(cs)
+}
+
+// mayWrite reports whether a correct server may accept a case's request
+// and change state: a method other than GET, HEAD and OPTIONS, with no
+// departure that breaks the document (a request valid, refusable or
+// left open). A server that accepts a request the document forbids changes
+// no verdict: the reads of the others' state then see a change that a
+// second try does not put on them, at the cost of that try.
+func mayWrite(cs *testCase) bool {
+	switch cs.method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return !cs.has(invalid) && !cs.has(badToken) && !cs.has(badMethod)
+}
+
+// roundsOf groups the jobs of a state property into rounds, in the order
+// given: each job that must be alone (aloneInRound) makes a round of its
+// own where it comes; the others fill rounds of up to Parallel jobs, each
+// sent when full (or at the end).
+func (e *Engine) roundsOf(jobs []*job) [][]*job {
+	var out [][]*job
+	var cur []*job
+	for _, j := range jobs {
+		if e.aloneInRound(j.cs) {
+			out = append(out, []*job{j})
+			continue
+		}
+		cur = append(cur, j)
+		if len(cur) == e.par {
+			out = append(out, cur)
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// stateOf is a snapshot read for a round, or why it could not be read.
+type stateOf struct {
+	snap snapshot
+	err  error
+}
+
+// readKey identifies a state read: reads of two snapshots that send the
+// same request are sent once.
+func readKey(r client.Request) string {
+	return r.Method + " " + r.Path + "?" + r.Query.Encode()
+}
+
+// readStates reads the state of each job's case (one snapshot per cache
+// key), sending each distinct read once, at most Parallel in flight. A
+// read is counted for the first job that needs it.
+func (e *Engine) readStates(ctx context.Context, jobs []*job) map[string]stateOf {
+	type keyed struct {
+		key   string
+		reads []stateReq
+	}
+	var keys []keyed
+	var distinct []stateReq
+	var ctxs []context.Context
+	at := map[string]int{}
+	out := map[string]stateOf{}
+	for _, j := range jobs {
+		key, reads := e.stateReads(j.cs)
+		if _, ok := out[key]; ok {
+			continue
+		}
+		out[key] = stateOf{}
+		keys = append(keys, keyed{key, reads})
+		for _, r := range reads {
+			if _, ok := at[readKey(r.r)]; !ok {
+				at[readKey(r.r)] = len(distinct)
+				distinct = append(distinct, r)
+				ctxs = append(ctxs, j.ctx)
+			}
+		}
+	}
+	values := make([]readValue, len(distinct))
+	errs := make([]error, len(distinct))
+	_ = e.inTurnsOf(ctx, len(distinct), func(i int) error {
+		values[i], errs[i] = e.readOne(ctxs[i], distinct[i])
+		return nil
+	})
+	for _, k := range keys {
+		vs := make([]readValue, len(k.reads))
+		var err error
+		for i, r := range k.reads {
+			n := at[readKey(r.r)]
+			vs[i] = values[n]
+			if err == nil {
+				err = errs[n]
+			}
+		}
+		out[k.key] = stateOf{snapshotOf(k.reads, vs), err}
+	}
+	return out
+}
+
+// keyOf is the cache key of the state a job's case reads.
+func (e *Engine) keyOf(j *job) string {
+	_, _, _, key := e.snapshotKey(j.cs)
+	return key
+}
+
+// judgeRounds judges the jobs of GEN-REFUSED-NO-CHANGE or GEN-GET-NO-CHANGE
+// in rounds (see the comment at the top of this file), one round after
+// another: the state of the round's cases is read (each read once), their
+// requests are sent together, and the state is read again, together with
+// the state the next round starts from. A change seen across a round is
+// confirmed (flickers, blame) between two rounds, nothing else in flight,
+// case after case in the order given. After a job of an operation fails
+// or cannot be judged, the operation's later jobs are not started.
+func (e *Engine) judgeRounds(ctx context.Context, p Property, jobs []*job, ops int) {
+	defer e.forget() // the cache holds reads of the rounds: none for the runs in turn after
+	stop := make([]int, ops)
+	for i := range stop {
+		stop[i] = math.MaxInt
+	}
+	stopped := func(j *job) bool { return j.idx > stop[j.op] }
+	end := func(j *job) {
+		if j.v.f != nil || j.v.err != nil {
+			stop[j.op] = min(stop[j.op], j.idx)
+		}
+	}
+	live := func(round []*job) []*job {
+		var out []*job
+		for _, j := range round {
+			if !stopped(j) {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
+	rounds := e.roundsOf(jobs)
+	var pre map[string]stateOf // read since the last request was sent
+	for r := range rounds {
+		round := live(rounds[r])
+		if len(round) == 0 {
+			continue
+		}
+		if ctx.Err() != nil {
+			return // the jobs not started stay not run
+		}
+		// The state before: read with the state after the round before,
+		// or now.
+		before := map[string]stateOf{}
+		var unread []*job
+		for _, j := range round {
+			if s, ok := pre[e.keyOf(j)]; ok {
+				before[e.keyOf(j)] = s
+			} else {
+				unread = append(unread, j)
+			}
+		}
+		maps.Copy(before, e.readStates(ctx, unread))
+		pre = nil
+
+		// The requests, together.
+		var send []*job
+		for _, j := range round {
+			j.ran = true
+			if b := before[e.keyOf(j)]; b.err != nil {
+				j.v.err = b.err
+				end(j)
+				continue
+			}
+			send = append(send, j)
+		}
+		answers := make([]*client.Response, len(send))
+		_ = e.inTurnsOf(ctx, len(send), func(i int) error {
+			answers[i], send[i].v.err = e.exchange(send[i].ctx, send[i].cs)
+			return nil
+		})
+		var judged []*job
+		var judgedAnswers []*client.Response
+		for i, j := range send {
+			switch {
+			case j.v.err != nil:
+				end(j)
+			case p.ID == RefusedNoChange && answers[i].Status/100 != 4:
+				e.forget() // not refused: nothing to judge
+			default:
+				judged, judgedAnswers = append(judged, j), append(judgedAnswers, answers[i])
+			}
+		}
+
+		// The state after, and the state the next round starts from.
+		reads := slices.Clone(judged)
+		if r+1 < len(rounds) {
+			reads = append(reads, live(rounds[r+1])...)
+		}
+		after := e.readStates(ctx, reads)
+		confirmed := false
+		for i, j := range judged {
+			if stopped(j) {
+				continue // its operation failed at an earlier case of this round
+			}
+			a := after[e.keyOf(j)]
+			if a.err != nil {
+				j.v.err = a.err
+				end(j)
+				continue
+			}
+			b := before[e.keyOf(j)].snap
+			if changed(b, a.snap) != "" {
+				confirmed = true // it reads and sends: what was read for the next round is stale
+			}
+			j.v.f, j.v.err = e.confirm(j.ctx, p.ID, j.cs, judgedAnswers[i], b, a.snap, len(round) == 1)
+			end(j)
+		}
+		if !confirmed {
+			pre = map[string]stateOf{}
+			for k, s := range after {
+				if s.err == nil {
+					pre[k] = s
+				}
+			}
+		}
+	}
 }

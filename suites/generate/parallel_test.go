@@ -56,7 +56,10 @@ func outcomeOf(property string, r Result, counted bool) string {
 // outcomes lists the outcomes of reports. GEN-VALID-ANSWER sends fewer
 // requests on an operation where GEN-NO-5XX failed, when the cases sent
 // after the failing one are among those it shares: their count is left
-// out, and the run's total added.
+// out, and the run's total added. GEN-REFUSED-NO-CHANGE and
+// GEN-GET-NO-CHANGE read state once per round with Parallel above 1, not
+// once per case (see judgeRounds): their counts are left out of both
+// (TestParallelStateRequestsAreTheSameEachRun pins them).
 func outcomes(reports []*Report) []string {
 	var out []string
 	failed5xx := map[string]bool{}
@@ -66,9 +69,12 @@ func outcomes(reports []*Report) []string {
 			if rep.Property == NoServerError && (r.Failure != nil || r.Err != nil) {
 				failed5xx[r.Operation] = true
 			}
-			out = append(out, outcomeOf(rep.Property, r, rep.Property != ValidAnswer || !failed5xx[r.Operation]))
+			counted := rep.Property != ValidAnswer || !failed5xx[r.Operation]
+			out = append(out, outcomeOf(rep.Property, r, counted && !stateProperty(rep.Property)))
 		}
-		total += rep.Requests
+		if !stateProperty(rep.Property) {
+			total += rep.Requests
+		}
 		if len(rep.Failures()) > 0 || rep.Err() != nil {
 			total = -1_000_000 // unknown from here on
 		}
