@@ -83,6 +83,13 @@ type Config struct {
 	// state is outside the write room or whose request may write. Verdicts
 	// do not depend on it (see parallel.go).
 	Parallel int
+	// Quiet, when set, holds every other writer of the run back until the
+	// function it returns is called (the runner's quiet window, when
+	// checks run beside each other). GEN-REFUSED-NO-CHANGE and
+	// GEN-GET-NO-CHANGE then read the state, send and read again inside a
+	// window, so that another check's write is never put on a case; in
+	// turn, without it, they assume no other writer.
+	Quiet func(context.Context) (context.Context, func())
 }
 
 // Engine generates requests from a profile's document and checks the

@@ -21,8 +21,10 @@ import (
 func (e *Engine) judge(ctx context.Context, p Property, cs *testCase) (*Failure, error) {
 	switch p.ID {
 	case RefusedNoChange:
+		defer e.quiet(ctx)()
 		return e.judgeRefused(ctx, cs)
 	case GetNoChange:
+		defer e.quiet(ctx)()
 		return e.judgeGet(ctx, cs)
 	case RoundTrip:
 		return e.judgeRoundTrip(ctx, cs)
@@ -437,6 +439,24 @@ func (e *Engine) state(ctx context.Context, cs *testCase, fresh bool) (snapshot,
 	return s, nil
 }
 
+// quiet opens a quiet window (Config.Quiet) and returns its end; without
+// Config.Quiet it does nothing.
+func (e *Engine) quiet(ctx context.Context) func() {
+	if e.cfg.Quiet == nil {
+		return func() {}
+	}
+	_, release := e.cfg.Quiet(ctx)
+	return release
+}
+
+// fresh says whether the state before a case must be read again rather
+// than taken from the cache: always beside other writers (Config.Quiet:
+// they may have written since the last window), and in turn when the
+// case's state is outside the write room.
+func (e *Engine) fresh(cs *testCase) bool {
+	return e.cfg.Quiet != nil || !e.writtenTo(cs)
+}
+
 // forget drops every cached state read: something may have changed.
 func (e *Engine) forget() {
 	e.snapMu.Lock()
@@ -517,7 +537,7 @@ func projectRooms(b []byte) string {
 // fails the property only when the refused request makes it again from a
 // settled state (see caused).
 func (e *Engine) judgeRefused(ctx context.Context, cs *testCase) (*Failure, error) {
-	before, err := e.state(ctx, cs, !e.writtenTo(cs))
+	before, err := e.state(ctx, cs, e.fresh(cs))
 	if err != nil {
 		return nil, err
 	}
@@ -542,7 +562,7 @@ func (e *Engine) judgeRefused(ctx context.Context, cs *testCase) (*Failure, erro
 // themselves (another user's message arriving, a mark-read of an earlier
 // check landing late on an eventually consistent server).
 func (e *Engine) judgeGet(ctx context.Context, cs *testCase) (*Failure, error) {
-	before, err := e.state(ctx, cs, !e.writtenTo(cs))
+	before, err := e.state(ctx, cs, e.fresh(cs))
 	if err != nil {
 		return nil, err
 	}

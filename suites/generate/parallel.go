@@ -571,6 +571,11 @@ func (e *Engine) judgeRounds(ctx context.Context, p Property, jobs []*job, ops i
 	}
 	rounds := e.roundsOf(jobs)
 	var pre map[string]stateOf // read since the last request was sent
+	// Beside other writers (Config.Quiet) the rounds run in quiet windows
+	// of quietRounds rounds each; a window's first round reads its state
+	// afresh, since others may have written between two windows.
+	release, inWindow := func() {}, 0
+	defer func() { release() }()
 	for r := range rounds {
 		round := live(rounds[r])
 		if len(round) == 0 {
@@ -578,6 +583,14 @@ func (e *Engine) judgeRounds(ctx context.Context, p Property, jobs []*job, ops i
 		}
 		if ctx.Err() != nil {
 			return // the jobs not started stay not run
+		}
+		closing := false
+		if e.cfg.Quiet != nil {
+			if inWindow == 0 {
+				release, pre = e.quiet(ctx), nil
+			}
+			inWindow++
+			closing = inWindow == quietRounds
 		}
 		// The state before: read with the state after the round before,
 		// or now.
@@ -624,7 +637,7 @@ func (e *Engine) judgeRounds(ctx context.Context, p Property, jobs []*job, ops i
 
 		// The state after, and the state the next round starts from.
 		reads := slices.Clone(judged)
-		if r+1 < len(rounds) {
+		if r+1 < len(rounds) && !closing {
 			reads = append(reads, live(rounds[r+1])...)
 		}
 		after := e.readStates(ctx, reads)
@@ -654,5 +667,15 @@ func (e *Engine) judgeRounds(ctx context.Context, p Property, jobs []*job, ops i
 				}
 			}
 		}
+		if closing {
+			release()
+			release, inWindow = func() {}, 0
+		}
 	}
 }
+
+// quietRounds is how many rounds a quiet window holds (Config.Quiet): the
+// other checks' writes wait for at most that many rounds, and each window
+// costs one more read of the state. It is a count, not a time, so that the
+// requests sent do not depend on how fast the target answers.
+const quietRounds = 3

@@ -12,10 +12,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
 )
 
 // refusedMarkReadStillMarks lets a mark-read the server refuses (4xx) mark
@@ -463,6 +465,113 @@ func TestParallelStatePropertiesAreFasterAtADelay(t *testing.T) {
 	for p, d := range took {
 		if d[0]*2 > d[1] {
 			t.Errorf("%s: %v with Parallel %d, %v in turn: not twice as fast", p, d[0], DefaultParallel, d[1])
+		}
+	}
+}
+
+// TestQuietWindowsKeepAnotherWriterOut: beside another writer of the
+// write room (a second user posting as fast as it can, as other checks
+// do when they run beside this one), the two state properties hold the
+// writer back with Config.Quiet, as the runner's quiet window does, and
+// read their state afresh in each window: on the reference server nothing
+// is put on a case, in turn and in rounds; a refused mark-read that still
+// marks read is still reported. The writer is checked to have written
+// between the windows, so the test would see a window that let it in.
+func TestQuietWindowsKeepAnotherWriterOut(t *testing.T) {
+	servers := []struct {
+		name  string
+		wrap  func(testing.TB) func(http.Handler) http.Handler
+		fails []string
+	}{
+		{"the reference server", func(testing.TB) func(http.Handler) http.Handler { return nil }, nil},
+		{"a refused mark-read that still marks read", refusedMarkReadStillMarks, []string{RefusedNoChange + " markUnreadItemsRead"}},
+	}
+	for _, sv := range servers {
+		for _, parallel := range []int{1, 8} {
+			t.Run(fmt.Sprintf("%s, Parallel %d", sv.name, parallel), func(t *testing.T) {
+				// The second tries of blame, each of which posts a message
+				// of its own first: a state read in a window before the
+				// other writer's message, and compared with one read in
+				// the next, would call for one.
+				var secondTries atomic.Int64
+				fault := sv.wrap(t)
+				s := serve(t, spec.Core, func(h http.Handler) http.Handler {
+					if fault != nil {
+						h = fault(h)
+					}
+					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if r.Method == "POST" && r.Body != nil {
+							b, _ := io.ReadAll(r.Body)
+							if bytes.Contains(b, []byte("to tell a change a request made")) {
+								secondTries.Add(1)
+							}
+							r.Body = io.NopCloser(bytes.NewReader(b))
+						}
+						h.ServeHTTP(w, r)
+					})
+				})
+				var gate sync.RWMutex
+				var inWindow atomic.Bool
+				windows := 0
+				quiet := func(ctx context.Context) (context.Context, func()) {
+					gate.Lock()
+					inWindow.Store(true)
+					windows++
+					return ctx, sync.OnceFunc(func() { inWindow.Store(false); gate.Unlock() })
+				}
+				ctx, stop := context.WithCancel(context.Background())
+				var wrote, inside atomic.Int64
+				done := make(chan struct{})
+				go func() { // the other writer: user 2, in the write room
+					defer close(done)
+					for i := 0; ctx.Err() == nil; i++ {
+						gate.RLock()
+						if inWindow.Load() {
+							inside.Add(1)
+						}
+						_, err := s.client.Do(ctx, client.Request{Method: "POST", Path: "/v1/rooms/" + s.world.WriteRoom + "/chatMessages",
+							Token: s.world.Users[1].Token, Body: map[string]any{"text": fmt.Sprintf("another check's message %d", i)}})
+						gate.RUnlock()
+						if err == nil {
+							wrote.Add(1)
+						}
+						time.Sleep(time.Millisecond)
+					}
+				}()
+				e, err := New(Config{Client: s.client, Profile: spec.Core, World: s.world, Seed: testSeed, Writes: true, Parallel: parallel, Quiet: quiet})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var fails []string
+				for _, p := range []string{RefusedNoChange, GetNoChange} {
+					r, err := e.Run(context.Background(), p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := r.Err(); err != nil {
+						t.Fatal(err)
+					}
+					for _, f := range r.Failures() {
+						fails = append(fails, f.Property+" "+f.Operation)
+						t.Logf("%s", f)
+					}
+				}
+				stop()
+				<-done
+				t.Logf("%d quiet windows; the other writer wrote %d messages, %d of them inside a window; %d second tries", windows, wrote.Load(), inside.Load(), secondTries.Load())
+				if sv.fails == nil && secondTries.Load() != 0 {
+					t.Errorf("%d second tries on a server where nothing changes: a state read before another window was compared", secondTries.Load())
+				}
+				if inside.Load() != 0 {
+					t.Errorf("the other writer wrote %d times inside a quiet window", inside.Load())
+				}
+				if wrote.Load() < 10 || windows < 2 {
+					t.Fatalf("the writer wrote %d messages over %d windows: nothing was kept out", wrote.Load(), windows)
+				}
+				if !slices.Equal(fails, sv.fails) {
+					t.Errorf("failures %q, want %q", fails, sv.fails)
+				}
+			})
 		}
 	}
 }

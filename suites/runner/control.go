@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chatrooms/conformance/suites/client"
@@ -52,6 +53,9 @@ type control struct {
 	// beside each other, the only time it is used.
 	quiet  sync.RWMutex
 	shared bool
+	// quietBy names the check holding the quiet window (nil when none):
+	// its own writes go through, from whichever of its goroutines.
+	quietBy atomic.Pointer[string]
 }
 
 // of returns check's counts; call it with c.wire held.
@@ -74,15 +78,24 @@ func (c *control) heldFor(check string) time.Duration {
 	return c.of(check).held
 }
 
-type quietKey struct{}
-
 // quietly waits until no write of any other check is in flight, then holds
-// every other check's writes back until release is called: the requests
-// sent with ctx, the returned context, go through. Checks that compare
+// every other check's writes back until release is called: the writes of
+// the check ctx carries (client.CheckOf) go through. Checks that compare
 // answers about the write room read a second apart use it.
 func (c *control) quietly(ctx context.Context) (context.Context, func()) {
 	c.quiet.Lock()
-	return context.WithValue(ctx, quietKey{}, true), sync.OnceFunc(c.quiet.Unlock)
+	check := client.CheckOf(ctx)
+	c.quietBy.Store(&check)
+	return ctx, sync.OnceFunc(func() {
+		c.quietBy.Store(nil)
+		c.quiet.Unlock()
+	})
+}
+
+// holdsQuiet reports whether check holds the quiet window.
+func (c *control) holdsQuiet(check string) bool {
+	by := c.quietBy.Load()
+	return by != nil && *by == check
 }
 
 // writes reports whether a request may change what the server holds.
@@ -191,7 +204,7 @@ func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
 			return nil, fmt.Errorf("%w (%w)", errStopped, context.Canceled)
 		}
 		check := client.CheckOf(req.Context())
-		if c.shared && writes(req.Method) && req.Context().Value(quietKey{}) == nil {
+		if c.shared && writes(req.Method) && !c.holdsQuiet(check) {
 			start := time.Now()
 			c.quiet.RLock() // held back while another check reads the room quietly
 			defer c.quiet.RUnlock()

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/chatrooms/conformance/suites/client"
 )
 
 // The run's transport counts every request it sends, and as waits those
@@ -56,5 +60,51 @@ func TestControlCountsRequestsAndWaits(t *testing.T) {
 	}
 	if sent, waits := ctl.counts(); sent != 7 || waits != 5 {
 		t.Errorf("counted %d requests and %d waits, want 7 and 5", sent, waits)
+	}
+}
+
+// A quiet window holds back the writes of every check but the one that
+// holds it, whichever context its requests carry; reads go on; the held
+// write goes out once the window ends.
+func TestQuietWindowHoldsOtherChecksWrites(t *testing.T) {
+	ctl := newControl(context.Background(), 0)
+	defer ctl.close()
+	ctl.shared = true
+	var mu sync.Mutex
+	var sent []string
+	rt := ctl.transport(roundTripper(func(req *http.Request) (*http.Response, error) {
+		mu.Lock()
+		sent = append(sent, client.CheckOf(req.Context())+" "+req.Method)
+		mu.Unlock()
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("{}"))}, nil
+	}))
+	send := func(check, method string) {
+		req, _ := http.NewRequestWithContext(client.WithCheck(context.Background(), check), method, "https://example.test/v1/x", nil)
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_ = resp.Body.Close()
+	}
+	_, release := ctl.quietly(client.WithCheck(context.Background(), "quiet"))
+	held := make(chan struct{})
+	go func() { send("other", "POST"); close(held) }()
+	send("other", "GET")
+	send("quiet", "POST") // another context of the holder's: not held
+	select {
+	case <-held:
+		t.Fatal("another check's write went out inside the quiet window")
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	<-held
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"other GET", "quiet POST", "other POST"}; !slices.Equal(sent, want) {
+		t.Errorf("sent %q, want %q", sent, want)
+	}
+	if ctl.heldFor("other") <= 0 {
+		t.Error("the held write's wait was not counted")
 	}
 }
