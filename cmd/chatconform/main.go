@@ -317,7 +317,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fs.IntVar(&o.examples, "examples", 0, "random `requests` each generated check draws per operation besides its coverage cases (0: the default, 4)")
 	fs.IntVar(&o.modelSequences, "model-sequences", 0, "random `sequences` each check of the model of the API draws (0: the default, 4)")
 	fs.IntVar(&o.parallel, "parallel", generate.DefaultParallel, "`N`: how many requests a generated check may have in flight at once (1: one at a time; --rate and the waits after 429 and 503 hold for all of them)")
-	fs.IntVar(&o.checksAtOnce, "concurrent-checks", 1, "`N`: how many checks may run at once (1: one after another); the few that compare the write room before and after each request still run alone, after the others")
+	fs.IntVar(&o.checksAtOnce, "concurrent-checks", 0, "`N`: how many checks may run at once (1: one after another; 0: 16 when even the fastest answer of a named target's preflight took 20ms or more, else 1); beside each other, checks that compare the write room across requests hold the others' writes back while they do")
 	var rf recordFlags
 	rf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -338,8 +338,8 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	if fs.NArg() > 0 {
 		return misplaced(stderr, "chatconform", fs.Arg(0), false)
 	}
-	if o.checksAtOnce < 1 {
-		fmt.Fprintf(stderr, "chatconform: --concurrent-checks %d: give at least 1 (1 runs one check at a time)\n", o.checksAtOnce)
+	if o.checksAtOnce < 0 {
+		fmt.Fprintf(stderr, "chatconform: --concurrent-checks %d: give 1 or more, or 0 to let the run choose (1 runs one check at a time)\n", o.checksAtOnce)
 		return exitUsage
 	}
 	if o.parallel < 1 {
@@ -355,13 +355,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		}
 		profile = p
 	}
-	// Checks that run beside each other are timed by the scheduler, not by
-	// Ginkgo (whose timeout would count a spec's wait for its check).
-	specTimeout := o.specTimeout
-	if o.checksAtOnce > 1 {
-		specTimeout = 0
-	}
-	suite := runner.Prepare(specTimeout)
+	suite := runner.Prepare(o.specTimeout)
 	if o.list {
 		return list(stdout, suite, profile)
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
+	"github.com/chatrooms/conformance/reference/localtls"
 	"github.com/chatrooms/conformance/suites/bundled"
 	"github.com/chatrooms/conformance/suites/runner"
+	"github.com/chatrooms/conformance/suites/target"
 )
 
 // Ginkgo runs its specs once per process, so a full run happens in a child
@@ -314,5 +319,76 @@ func TestConcurrentChecksJudgeAsChecksInTurn(t *testing.T) {
 	}
 	if sum <= s.ChecksDuration {
 		t.Errorf("the checks took %s in all and %s of wall time: they did not run beside each other", sum, s.ChecksDuration)
+	}
+}
+
+// A named target whose every answer takes 25ms gets 16 checks at once by
+// itself (--concurrent-checks left at 0); one on loopback that answers at
+// once, and the bundled server, one check at a time. The report and the
+// record's trailer keep the choice, which a replay of the checks follows.
+func TestChecksAtOnceFollowTheTargetsPace(t *testing.T) {
+	world, err := fixtures.Generate(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, caPEM, err := localtls.SelfSigned(reference.CertOrg, reference.CertName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := http.Handler(reference.New(world, reference.Config{}))
+	srv := reference.NewHTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(25 * time.Millisecond)
+		slow.ServeHTTP(w, r)
+	}), localtls.Config(cert), nil)
+	ls, err := localtls.Start(srv, localtls.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "target-ca.pem"), caPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := target.FromWorld(world, ls.URL)
+	d.CAFile = "target-ca.pem"
+	raw, err := d.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowDesc := filepath.Join(dir, "target.yaml")
+	if err := os.WriteFile(slowDesc, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, args ...string) (runner.Result, string) {
+		report := filepath.Join(dir, name+".json")
+		code, out := chatconform(t, append([]string{"--seed", "5", "--profile", "core", "--focus", "GET /v1/user", "--json", report}, args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", name, code, out)
+		}
+		var s runner.Result
+		if raw, err := os.ReadFile(report); err != nil || json.Unmarshal(raw, &s) != nil {
+			t.Fatalf("%s: json report: %v", name, err)
+		}
+		return s, out
+	}
+	rec := filepath.Join(dir, "slow.jsonl")
+	s, out := run("slow", "--target", slowDesc, "--record", rec)
+	if s.ChecksAtOnce != runner.AutoChecks || !strings.Contains(out, fmt.Sprintf("%d checks at once", runner.AutoChecks)) {
+		t.Errorf("a target answering in 25ms: %d checks at once, want %d\n%s", s.ChecksAtOnce, runner.AutoChecks, out)
+	}
+	if raw, err := os.ReadFile(rec); err != nil || !strings.Contains(string(raw), fmt.Sprintf(`"checksAtOnce":%d`, runner.AutoChecks)) {
+		t.Errorf("the record's trailer does not keep %d checks at once (%v)", runner.AutoChecks, err)
+	}
+	replayed := filepath.Join(dir, "replayed.json")
+	if code, out := chatconform(t, "replay", "--checks", "--json", replayed, rec); code != 0 {
+		t.Errorf("replay --checks: exit %d\n%s", code, out)
+	} else if raw, err := os.ReadFile(replayed); err != nil || !strings.Contains(string(raw), fmt.Sprintf(`"checksAtOnce": %d`, runner.AutoChecks)) {
+		t.Errorf("the replay did not run %d checks at once (%v)", runner.AutoChecks, err)
+	}
+	if s, out := run("fast", "--target", startReference(t, 5, nil)); s.ChecksAtOnce != 1 {
+		t.Errorf("a target on loopback: %d checks at once, want 1\n%s", s.ChecksAtOnce, out)
+	}
+	if s, out := run("bundled"); s.ChecksAtOnce != 1 {
+		t.Errorf("the bundled server: %d checks at once, want 1\n%s", s.ChecksAtOnce, out)
 	}
 }

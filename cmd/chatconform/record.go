@@ -140,6 +140,9 @@ func (rc *recording) finish(ctx context.Context, res *runner.Result, stdout io.W
 	if rc == nil {
 		return nil
 	}
+	if res != nil {
+		rc.w.SetChecksAtOnce(res.ChecksAtOnce)
+	}
 	tr, err := rc.w.Close()
 	if cerr := rc.file.Close(); err == nil {
 		err = cerr

@@ -141,10 +141,17 @@ func rederive(ctx context.Context, path string, reports [3]string, stdout, stder
 	sc, rc := ginkgo.GinkgoConfiguration()
 	rc.NoColor = true
 	o := h.Checks
+	// The checks run at once as in the run: never chosen again from how
+	// fast the record answers.
+	atOnce := o.Concurrent
+	if atOnce == 0 && rd.Trailer != nil {
+		atOnce = rd.Trailer.ChecksAtOnce
+	}
+	atOnce = max(atOnce, 1)
 	cfg := runner.Config{
 		Target: d, Selection: runner.Selection{Profile: p, LabelFilter: o.LabelFilter, Focus: o.Focus},
 		Seed: h.Seed, Timeout: 30 * time.Second, Eventually: h.Eventually, Marker: h.Marker, Process: 1,
-		Examples: o.Examples, ModelSequences: o.ModelSequences, Parallel: o.Parallel, Checks: o.Concurrent,
+		Examples: o.Examples, ModelSequences: o.ModelSequences, Parallel: o.Parallel, Checks: atOnce,
 		Out: stdout, GinkgoOut: io.Discard, Version: version(),
 		JUnit: reports[0], JSON: reports[1], HTML: reports[2],
 		Wrap:        func(http.RoundTripper) http.RoundTripper { return cas },

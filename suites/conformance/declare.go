@@ -24,8 +24,9 @@ import (
 // and is called when a check starts, after the target is known; each check
 // gets its own view of it bound to the check's context, so a spec timeout or
 // an interrupt cancels the check's requests. specTimeout bounds one check
-// (0 means no bound). Call Declare once per process, before RunSpecs or
-// PreviewSpecs.
+// (0 means no bound) when checks run in their specs; a Scheduler bounds
+// the checks it runs itself. Call Declare once per process, before
+// RunSpecs or PreviewSpecs.
 //
 // sched, when it returns a Scheduler, runs checks outside their specs,
 // beside each other (see Scheduler); nil or a nil Scheduler runs every
@@ -225,7 +226,11 @@ func (d decl) entry(description string, args ...any) TableEntry {
 
 func (d decl) decorations() []any {
 	var out []any
-	if d.timeout > 0 {
+	// A check run by a scheduler is timed by it: its spec waits for the
+	// check, which may start late, and Ginkgo's timeout would count the
+	// wait. Ginkgo builds the tree when the run starts, after the runner
+	// chose how many checks run at once.
+	if d.timeout > 0 && d.sched() == nil {
 		out = append(out, SpecTimeout(d.timeout))
 	}
 	if d.serial {

@@ -101,7 +101,9 @@ type CheckOptions struct {
 	Examples       int    `json:"examples,omitempty"`
 	ModelSequences int    `json:"modelSequences,omitempty"`
 	Parallel       int    `json:"parallel,omitempty"`
-	// Concurrent is how many checks ran at once (0 or 1: one at a time).
+	// Concurrent is how many checks were asked to run at once: 1 one at
+	// a time; 0 left to the run, which keeps its choice in the trailer
+	// (Trailer.ChecksAtOnce; none kept: one at a time).
 	Concurrent int `json:"concurrentChecks,omitempty"`
 }
 
@@ -219,6 +221,10 @@ type Trailer struct {
 	// Observed is what the harness saw of the server (its addresses and
 	// TLS certificates); nil in a record written before it was kept.
 	Observed *Observation `json:"observed,omitempty"`
+	// ChecksAtOnce is how many checks ran at once, as the run chose it
+	// when its header's CheckOptions.Concurrent left it to the run (0);
+	// 0 when not kept.
+	ChecksAtOnce int `json:"checksAtOnce,omitempty"`
 }
 
 // line is the JSON form of an exchange.

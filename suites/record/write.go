@@ -29,6 +29,15 @@ type Writer struct {
 	closed bool
 	judge  *Judge // nil: no verdicts in the trailer
 	seen   observer
+	atOnce int // Trailer.ChecksAtOnce
+}
+
+// SetChecksAtOnce keeps in the trailer how many checks the run ran at
+// once (Trailer.ChecksAtOnce).
+func (w *Writer) SetChecksAtOnce(n int) {
+	w.mu.Lock()
+	w.atOnce = n
+	w.mu.Unlock()
 }
 
 // NewWriter writes h (Kind, Format, Started, Digests and BodyCap filled in)
@@ -118,7 +127,7 @@ func (w *Writer) Close() (*Trailer, error) {
 		return nil, errors.New("record: closed twice")
 	}
 	w.closed = true
-	t := &Trailer{Kind: KindTrailer, Exchanges: w.n, Observed: w.seen.observation()}
+	t := &Trailer{Kind: KindTrailer, Exchanges: w.n, Observed: w.seen.observation(), ChecksAtOnce: w.atOnce}
 	w.mu.Unlock()
 	if w.judge != nil {
 		t.Verdicts = w.judge.Verdicts()

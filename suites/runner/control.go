@@ -40,6 +40,7 @@ type control struct {
 	wire        sync.Mutex
 	sent, waits int64
 	inFlight    int
+	fastest     time.Duration // see fastestAnswer
 	// byCheck counts, for each check by the name its requests carry
 	// (client.CheckOf; "" for the run's setup), the requests it sent, those
 	// sent while no other of the same check was in flight (checks may run
@@ -90,6 +91,24 @@ func (c *control) quietly(ctx context.Context) (context.Context, func()) {
 		c.quietBy.Store(nil)
 		c.quiet.Unlock()
 	})
+}
+
+// answered keeps the fastest answer so far (its headers' arrival).
+func (c *control) answered(d time.Duration) {
+	c.wire.Lock()
+	if c.fastest == 0 || d < c.fastest {
+		c.fastest = d
+	}
+	c.wire.Unlock()
+}
+
+// fastestAnswer is the shortest time the target took to answer a request
+// of the run so far (0 before any answer): about its round trip, whatever
+// a connection's set-up or a busy moment added to the others.
+func (c *control) fastestAnswer() time.Duration {
+	c.wire.Lock()
+	defer c.wire.Unlock()
+	return c.fastest
 }
 
 // holdsQuiet reports whether check holds the quiet window.
@@ -215,7 +234,11 @@ func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
 		over := c.started(check)
 		ctx, cancel := context.WithCancel(req.Context())
 		detach := context.AfterFunc(c.ctx, cancel)
+		sentAt := time.Now()
 		resp, err := rt.RoundTrip(req.WithContext(ctx))
+		if err == nil {
+			c.answered(time.Since(sentAt))
+		}
 		if err != nil {
 			if errors.Is(err, client.ErrNotRecorded) {
 				c.wire.Lock()

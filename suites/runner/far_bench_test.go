@@ -44,7 +44,7 @@ const (
 	// the default alone (0, which the run takes as its default).
 	farParallelEnv = "CHATCONFORM_FARRUN_PARALLEL"
 	// farChecksEnv is Config.Checks (chatconform --concurrent-checks) of
-	// every run measured; unset, 1: one check at a time.
+	// every run measured; unset, 0: the run chooses, as by default.
 	farChecksEnv = "CHATCONFORM_FARRUN_CHECKS"
 	// farJSONEnv, when set, is a directory each run writes its JSON report
 	// to, as <delay>.json: what a failing run failed on.
@@ -174,9 +174,9 @@ func farBench(b *testing.B, d time.Duration, par int) {
 	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Exit) }), "exit")
 	b.ReportMetric(mean(func(r farFigures) float64 { return r.LongestGenerated.Seconds() }), "longest-generated-s")
 	for _, r := range runs {
-		b.Logf("delay %s: %s wall, %d requests in %d waits (%d in %d before the checks); %d checks sent any; the longest, %d waits of %d requests: %q; "+
+		b.Logf("delay %s: %s wall, %d checks at once, %d requests in %d waits (%d in %d before the checks); %d checks sent any; the longest, %d waits of %d requests: %q; "+
 			"the most requests, %d in %d waits: %q; checks sending some at once (waits of requests): %s; at most %d in flight after the set-up",
-			d, r.Wall.Round(time.Millisecond), r.Requests, r.Waits, r.SetupRequests, r.SetupWaits, r.Checks, r.LongestCheck, r.LongestRequests, r.LongestName,
+			d, r.Wall.Round(time.Millisecond), r.AtOnce, r.Requests, r.Waits, r.SetupRequests, r.SetupWaits, r.Checks, r.LongestCheck, r.LongestRequests, r.LongestName,
 			r.MostRequests, r.MostWaits, r.MostName, strings.Join(r.Overlapping, "; "), r.InFlight)
 		b.Logf("delay %s: the longest checks, in waits of requests: %s", d, strings.Join(r.Longest, "; "))
 		b.Logf("delay %s: the longest checks by duration: %s", d, strings.Join(r.ByDuration, "; "))
@@ -230,6 +230,7 @@ func farDelays(b *testing.B) []time.Duration {
 // farFigures is what one run under a delay measured.
 type farFigures struct {
 	Wall          time.Duration
+	AtOnce        int // checks at once, as the run chose (Result.ChecksAtOnce)
 	Requests      int // sent through the transport, every attempt
 	Waits         int // sent with no other request in flight
 	SetupRequests int // before the first check
@@ -303,20 +304,16 @@ func farRunChild(delay, parallel, out string) int {
 			return 2
 		}
 	}
-	checks := 1
+	checks := 0 // the run chooses, as chatconform does
 	if v := os.Getenv(farChecksEnv); v != "" {
-		if checks, err = strconv.Atoi(v); err != nil || checks < 1 {
+		if checks, err = strconv.Atoi(v); err != nil || checks < 0 {
 			fmt.Fprintf(os.Stderr, "%s=%q: a number of checks at once is needed\n", farChecksEnv, v)
 			return 2
 		}
 	}
 	w := &farWire{delay: d, protocols: map[string]int{}}
 	const checkTimeout = 2 * time.Minute // chatconform's --check-timeout
-	specTimeout := checkTimeout
-	if checks > 1 {
-		specTimeout = 0 // the scheduler times the checks (see Config.Checks)
-	}
-	s := Prepare(specTimeout) // once: it declares the checks
+	s := Prepare(checkTimeout)           // once: it declares the checks
 	sc, rc := ginkgo.GinkgoConfiguration()
 	rc.NoColor = true
 	cfg := Config{ // as chatconform --profile core, naming no target, configures the run
@@ -345,7 +342,7 @@ func farRunChild(delay, parallel, out string) int {
 		fmt.Fprintln(os.Stderr, "the run did not start:", err)
 		return 2
 	}
-	f := farFigures{Wall: wall, SetupRequests: res.setupRequests, SetupWaits: res.setupWaits, Waits: res.setupWaits, Exit: res.ExitCode()}
+	f := farFigures{Wall: wall, AtOnce: res.ChecksAtOnce, SetupRequests: res.setupRequests, SetupWaits: res.setupWaits, Waits: res.setupWaits, Exit: res.ExitCode()}
 	seen := map[string]bool{}
 	var byWaits []CheckResult
 	for _, req := range res.Requirements {

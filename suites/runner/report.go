@@ -45,7 +45,10 @@ type Result struct {
 	// ChecksDuration is the part of Duration the checks themselves took
 	// (the rest is starting the bundled server, preflight and discovery).
 	ChecksDuration time.Duration `json:"checksNs,omitempty"`
-	Requests       int           `json:"requests"`
+	// ChecksAtOnce is how many checks ran at once (Config.Checks as the
+	// run chose it; 0 when no check ran).
+	ChecksAtOnce int `json:"checksAtOnce,omitempty"`
+	Requests     int `json:"requests"`
 	// RateLimited is how many recorded answers were 429 or 503 (waited out
 	// or, after the allowed retries, INCONCLUSIVE).
 	RateLimited int `json:"rateLimitedAnswers,omitempty"`

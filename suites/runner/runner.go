@@ -308,11 +308,12 @@ type Config struct {
 	// ModelSequences is how many random sequences each check of the model
 	// of the API draws (0: the model's default).
 	ModelSequences int
-	// Checks is how many checks may run at once (0 or 1: one after
-	// another, each in its Ginkgo spec). Checks declared Serial still run
-	// alone, after the others. Above 1, the suite must be prepared without
-	// a spec timeout (Prepare(0)): CheckTimeout bounds each check instead
-	// (0: no bound).
+	// Checks is how many checks may run at once: 1 runs them one after
+	// another, each in its Ginkgo spec; 0 chooses after the set-up
+	// (AutoChecks when its answers took AutoSlow or more each, else 1).
+	// Checks declared Serial still run alone, after the others. Beside
+	// each other, CheckTimeout bounds each check (0: the suite's spec
+	// timeout) in place of Ginkgo's spec timeout.
 	Checks       int
 	CheckTimeout time.Duration
 	// Parallel is how many requests a generated check may have in flight
@@ -378,10 +379,11 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Checks > 1 && s.specTimeout > 0 {
-		// A spec waits for its check, which may start late: Ginkgo's
-		// timeout would count the wait.
-		return nil, &UsageError{"checks run beside each other need a suite prepared without a spec timeout (Prepare(0), and Config.CheckTimeout)"}
+	if cfg.Checks < 0 {
+		return nil, &UsageError{fmt.Sprintf("%d checks at once: give 0 (chosen from how fast the target answers) or more", cfg.Checks)}
+	}
+	if cfg.CheckTimeout == 0 {
+		cfg.CheckTimeout = s.specTimeout
 	}
 	// Every check of the profile, to tell a whole run from a filtered one.
 	// Asked here, before the run: previewing the specs after RunSpecs would
@@ -424,7 +426,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		return s.halted(cfg, d, start, ExitUsage, err.Error())
 	}
 	setupCtx, cancel := context.WithTimeout(ctl.ctx, time.Minute)
-	env, err := s.setup(setupCtx, d, cfg, c, ctl)
+	env, err := s.setup(setupCtx, d, &cfg, c, ctl)
 	cancel()
 	if err != nil {
 		code, reason := setupHalt(err)
@@ -496,7 +498,7 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 		s.run.progress.judged(j.Name, j.Outcome)
 	}
 	res.Started = start
-	res.ChecksDuration = time.Since(specsStart)
+	res.ChecksDuration, res.ChecksAtOnce = time.Since(specsStart), cfg.Checks
 	if reason, at := ctl.stopped(); reason != "" {
 		res.markStopped(red.String(reason), at)
 	}
@@ -504,12 +506,35 @@ func (s *Suite) Run(ctx context.Context, cfg Config, t ginkgo.GinkgoTestingT) (*
 }
 
 // setup preflights the target and discovers what its description left out.
-func (s *Suite) setup(ctx context.Context, d *target.Description, cfg Config, c *client.Client, ctl *control) (*conformance.Env, error) {
+// How many checks run at once (Config.Checks 0) is chosen from the
+// preflight's answers.
+func (s *Suite) setup(ctx context.Context, d *target.Description, cfg *Config, c *client.Client, ctl *control) (*conformance.Env, error) {
 	if err := d.Preflight(ctx, c); err != nil {
 		return nil, err
 	}
-	return conformance.NewEnv(ctx, envOptions(cfg, d, c, ctl))
+	if cfg.Checks == 0 {
+		cfg.Checks = 1
+		// The bundled server answers from this process: what a run of it
+		// waits for is its own CPU, which checks beside each other share
+		// (unless Wrap stands a distance in between, as a benchmark does).
+		inProcess := cfg.bundled && cfg.Wrap == nil
+		if fastest := ctl.fastestAnswer(); !inProcess && fastest >= AutoSlow {
+			cfg.Checks = AutoChecks
+			fmt.Fprintf(cfg.Out, "chatconform: the target's fastest answer took %s: %d checks at once (--concurrent-checks 1 runs them one after another)\n", Readable(fastest), AutoChecks)
+		}
+	}
+	return conformance.NewEnv(ctx, envOptions(*cfg, d, c, ctl))
 }
+
+const (
+	// AutoSlow is how long the fastest of the preflight's answers must
+	// take for a run to put checks beside each other by itself
+	// (Config.Checks 0): below it, waiting is not what a run's time is
+	// made of.
+	AutoSlow = 20 * time.Millisecond
+	// AutoChecks is how many checks then run at once.
+	AutoChecks = 16
+)
 
 // envOptions are the checks' options for a run of cfg on d. Only the
 // bundled server (no target named) has no writer but the run, and then

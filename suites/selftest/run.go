@@ -253,9 +253,9 @@ func (j *job) run(ctx context.Context, s runSetup) {
 	if j.fault != nil && !s.full && !j.fault.wholeRun && j.fault.Class != Intermittent {
 		args = append(args, "--label-filter", j.fault.Req)
 	}
-	if s.checks > 1 {
-		args = append(args, "--concurrent-checks", fmt.Sprint(s.checks))
-	}
+	// Always given: the runner chooses by itself from how fast the target
+	// answers, which a loaded machine would make a matter of chance.
+	args = append(args, "--concurrent-checks", fmt.Sprint(max(s.checks, 1)))
 	cmd := exec.CommandContext(ctx, s.bin, args...)
 	cmd.Env = s.env
 	var out bytes.Buffer
