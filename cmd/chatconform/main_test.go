@@ -323,8 +323,9 @@ func TestConcurrentChecksJudgeAsChecksInTurn(t *testing.T) {
 }
 
 // A named target whose every answer takes 25ms gets 16 checks at once by
-// itself (--concurrent-checks left at 0); one on loopback that answers at
-// once, and the bundled server, one check at a time. The report and the
+// itself (--concurrent-checks left at 0), unless --parallel 1 asks for
+// nothing at once; one on loopback that answers at once, and the bundled
+// server, one check at a time. The report and the
 // record's trailer keep the choice, which a replay of the checks follows.
 func TestChecksAtOnceFollowTheTargetsPace(t *testing.T) {
 	world, err := fixtures.Generate(5)
@@ -384,6 +385,9 @@ func TestChecksAtOnceFollowTheTargetsPace(t *testing.T) {
 		t.Errorf("replay --checks: exit %d\n%s", code, out)
 	} else if raw, err := os.ReadFile(replayed); err != nil || !strings.Contains(string(raw), fmt.Sprintf(`"checksAtOnce": %d`, runner.AutoChecks)) {
 		t.Errorf("the replay did not run %d checks at once (%v)", runner.AutoChecks, err)
+	}
+	if s, out := run("slow-parallel-1", "--target", slowDesc, "--parallel", "1"); s.ChecksAtOnce != 1 {
+		t.Errorf("--parallel 1: %d checks at once, want 1\n%s", s.ChecksAtOnce, out)
 	}
 	if s, out := run("fast", "--target", startReference(t, 5, nil)); s.ChecksAtOnce != 1 {
 		t.Errorf("a target on loopback: %d checks at once, want 1\n%s", s.ChecksAtOnce, out)
