@@ -1,10 +1,12 @@
 package selftest
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -642,7 +644,7 @@ func messageVariants() []Variant {
 					delete(m, "status")
 				}
 			})}},
-		{Name: "eventual-reads", Origin: Assumptions, What: "shows other users a new message one second late, and an edit's previous text for one second",
+		{Name: "eventual-reads", Origin: Assumptions, What: "shows other users a new message one second late, and an edit's previous text for one second; their pages are full pages of the messages they do see",
 			steps: eventualReads(time.Second)},
 		{Name: "edit-by-anyone", Origin: BlindRound2, What: "lets any member edit any message (the reference lets only the author); the sender stays the author (unsure only in that the document says nothing of who may edit)",
 			steps: []step{answer("updateMessage", func(c *call, next func() *reply) *reply {
@@ -833,7 +835,10 @@ type lastWrite struct {
 
 // eventualReads shows users other than the writer a message's last write
 // only once it is lag old: a new message is missing (404 by id, absent from
-// lists) and an edited one shows its previous text.
+// lists) and an edited one shows its previous text. A list is a consistent,
+// slightly older view of the room: the page of the messages the caller sees,
+// filled up to its limit from further pages of the reference, since a short
+// page tells a client that walks back that the room has no more.
 func eventualReads(lag time.Duration) []step {
 	recent := func(c *call, id string) (lastWrite, bool) {
 		v, ok := c.st.value("write:" + id)
@@ -845,6 +850,43 @@ func eventualReads(lag time.Duration) []step {
 		for _, k := range textFields {
 			m[k] = w.before[k]
 		}
+	}
+	// visible is the caller's view of a page of the reference: the recent
+	// messages of others left out, recently edited ones as they were.
+	visible := func(c *call, page []any) []any {
+		return asList(filter(page, func(m map[string]any) bool {
+			w, ok := recent(c, asString(m["id"]))
+			if ok && w.before != nil {
+				older(c, m, w)
+			}
+			return !ok || w.before != nil
+		}))
+	}
+	// fill is the caller's view of page, the reference's answer to a
+	// request for want messages (at most 100), and of the pages beyond it
+	// in direction dir: while the view is short of want and the last page
+	// was full, it asks for the next page past that page's oldest message
+	// (beforeId) or newest (afterId), with q's other parameters, and adds
+	// the view of it at that end. The reference lists oldest first.
+	fill := func(c *call, q url.Values, dir string, page []any, want int) []any {
+		q = maps.Clone(q) // the caller's q is left as it was
+		list := visible(c, page)
+		for asked := min(want, 100); len(list) < want && len(page) == asked; {
+			edge, _ := page[0].(map[string]any)
+			if dir == "afterId" {
+				edge, _ = page[len(page)-1].(map[string]any)
+			}
+			asked = min(want-len(list), 100)
+			q.Set(dir, asString(edge["id"]))
+			q.Set("limit", strconv.Itoa(asked))
+			page = asList(c.do("GET", c.r.URL.Path, q, nil).get())
+			if dir == "afterId" {
+				list = append(list, visible(c, page)...)
+			} else {
+				list = append(visible(c, page), list...)
+			}
+		}
+		return list
 	}
 	return []step{
 		onSuccess("sendMessage", func(c *call, x *reply) {
@@ -880,14 +922,56 @@ func eventualReads(lag time.Duration) []step {
 			}
 			return x
 		}),
-		onSuccess("listMessages", func(c *call, x *reply) {
-			x.set(filter(x.get(), func(m map[string]any) bool {
-				w, ok := recent(c, asString(m["id"]))
-				if ok && w.before != nil {
-					older(c, m, w)
+		answer("listMessages", func(c *call, next func() *reply) *reply {
+			x := next()
+			page, isList := x.get().([]any)
+			if !x.ok() || !isList {
+				return x
+			}
+			q := c.query()
+			n, _ := pageLimit(q)
+			switch {
+			case has(q, "aroundId") && has(q, "afterId"):
+				// Left as it was, filtered after the cut and so possibly
+				// short: the older half would have to be refilled below
+				// the anchor yet above afterId, which the reference reads
+				// from its oldest end.
+				x.set(visible(c, page))
+			case has(q, "aroundId"):
+				// Two pages: up to max(1, n/2) messages up to and including
+				// the anchor, n/2 after it (ids ordered as the reference
+				// orders them); skip plays no part.
+				a := q.Get("aroundId")
+				i := slices.IndexFunc(page, func(v any) bool {
+					m, _ := v.(map[string]any)
+					return asString(m["id"]) > a
+				})
+				if i < 0 {
+					i = len(page)
 				}
-				return !ok || w.before != nil
-			}))
+				q.Del("aroundId")
+				q.Del("skip")
+				x.set(append(fill(c, q, "beforeId", page[:i], max(1, n/2)), fill(c, q, "afterId", page[i:], n/2)...))
+			case has(q, "afterId"):
+				// With skip too, the reference leaves skip messages out
+				// of the window's newest end, the hidden ones among them:
+				// a page that reaches that end may hold a few the caller
+				// would skip.
+				x.set(fill(c, q, "afterId", page, n))
+			default:
+				// The newest messages (before beforeId): skip counts the
+				// messages the caller sees, so the page is the older n of
+				// the newest skip+n.
+				s, _ := c.intParam("skip")
+				if s > 0 {
+					q.Del("skip")
+					q.Set("limit", strconv.Itoa(min(s+n, 100)))
+					page = asList(c.do("GET", c.r.URL.Path, q, nil).get())
+				}
+				list := fill(c, q, "beforeId", page, s+n)
+				x.set(list[:len(list)-min(s, len(list))])
+			}
+			return x
 		}),
 	}
 }
