@@ -170,7 +170,21 @@ type Config struct {
 	// the goroutine that made the request, so calls may be concurrent, and
 	// the request waits for it to return.
 	Observe func(Observed)
+
+	// Gate, when set, is passed every attempt before its time starts
+	// (Timeout), with the check it is sent for (CheckOf, else SetCheck's)
+	// and its method; the attempt waits for it to return, and calls
+	// release once its answer is read. A runner holds writes back there
+	// while another check reads the room quietly, without that wait
+	// counting against the attempt's Timeout.
+	Gate func(check, method string) (release func())
 }
+
+type gatedKey struct{}
+
+// Gated reports whether a request's context went through Config.Gate: a
+// transport that gates requests itself leaves those alone.
+func Gated(ctx context.Context) bool { return ctx.Value(gatedKey{}) != nil }
 
 // Client sends validated requests. It is safe for concurrent use.
 type Client struct {
@@ -443,17 +457,23 @@ func mergeHeader(dst, extra http.Header) {
 // towards Down.
 func (c *Client) once(ctx context.Context, r Request, target string, header http.Header, body []byte, live bool) (*Response, error) {
 	caller := ctx
+	check := CheckOf(ctx)
+	if p := c.check.Load(); p != nil && check == "" {
+		check = *p
+	}
+	if c.cfg.Gate != nil {
+		defer c.cfg.Gate(check, r.Method)()
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	check := CheckOf(ctx)
-	if p := c.check.Load(); p != nil && check == "" {
-		check = *p
-	}
 	reqCtx := context.WithValue(ctx, checkKey{}, check)
+	if c.cfg.Gate != nil {
+		reqCtx = context.WithValue(reqCtx, gatedKey{}, true)
+	}
 	var seen *connSeen // the connection's remote address, for an observer
 	if c.cfg.Observe != nil {
 		seen = &connSeen{}

@@ -42,6 +42,9 @@ func newClient(d *target.Description, cfg Config, rec *client.Recorder, hist *hi
 	}
 	cc.Secrets = append(cc.Secrets, generate.DerivedTokens(tokens)...)
 	cc.OnDown = func(te *client.TransportError) { ctl.stop("the target stopped answering: " + te.Error()) }
+	// A write held back by another check's quiet window waits before its
+	// time starts: the wait says nothing of the target.
+	cc.Gate = ctl.gate
 	return client.New(cc)
 }
 

@@ -72,11 +72,16 @@ func (c *control) of(check string) *checkCounts {
 	return n
 }
 
-// heldFor is how long check's writes were held back so far.
+// heldFor is how long check's writes were held back so far, a wait still
+// going on included.
 func (c *control) heldFor(check string) time.Duration {
 	c.wire.Lock()
 	defer c.wire.Unlock()
-	return c.of(check).held
+	n := c.of(check)
+	if n.waiting > 0 {
+		return n.held + time.Since(n.waitSince)
+	}
+	return n.held
 }
 
 // quietly waits until no write of any other check is in flight, then holds
@@ -111,6 +116,52 @@ func (c *control) fastestAnswer() time.Duration {
 	return c.fastest
 }
 
+// gate holds a write of check back while another check holds the quiet
+// window (client.Config.Gate; the run's transport for a request sent past
+// the client), and returns what ends the request's claim. The time it
+// waits counts once per check however many of its writes wait together,
+// and counts while it lasts (heldFor).
+func (c *control) gate(check, method string) (release func()) {
+	if !c.shared || !writes(method) {
+		return func() {}
+	}
+	waited := false
+	for !c.quiet.TryRLock() {
+		// The window may be the check's own, opened by another of its
+		// goroutines since it asked: asked again at each try.
+		if c.holdsQuiet(check) {
+			c.unwait(check, waited)
+			return func() {}
+		}
+		if !waited {
+			waited = true
+			c.wire.Lock()
+			n := c.of(check)
+			if n.waiting == 0 {
+				n.waitSince = time.Now()
+			}
+			n.waiting++
+			c.wire.Unlock()
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c.unwait(check, waited)
+	return c.quiet.RUnlock
+}
+
+// unwait ends one wait of check's that gate counted (waited).
+func (c *control) unwait(check string, waited bool) {
+	if !waited {
+		return
+	}
+	c.wire.Lock()
+	defer c.wire.Unlock()
+	n := c.of(check)
+	if n.waiting--; n.waiting == 0 {
+		n.held += time.Since(n.waitSince)
+	}
+}
+
 // holdsQuiet reports whether check holds the quiet window.
 func (c *control) holdsQuiet(check string) bool {
 	by := c.quietBy.Load()
@@ -127,6 +178,8 @@ type checkCounts struct {
 	sent, waits, unrecorded int64
 	inFlight                int
 	held                    time.Duration
+	waiting                 int       // writes held back now
+	waitSince               time.Time // since when, while waiting > 0
 }
 
 // perCheck returns what each check sent, waited for in turn, and asked
@@ -223,13 +276,8 @@ func (c *control) transport(rt http.RoundTripper) http.RoundTripper {
 			return nil, fmt.Errorf("%w (%w)", errStopped, context.Canceled)
 		}
 		check := client.CheckOf(req.Context())
-		if c.shared && writes(req.Method) && !c.holdsQuiet(check) {
-			start := time.Now()
-			c.quiet.RLock() // held back while another check reads the room quietly
-			defer c.quiet.RUnlock()
-			c.wire.Lock()
-			c.of(check).held += time.Since(start)
-			c.wire.Unlock()
+		if !client.Gated(req.Context()) { // a request sent past the client's gate
+			defer c.gate(check, req.Method)()
 		}
 		over := c.started(check)
 		ctx, cancel := context.WithCancel(req.Context())

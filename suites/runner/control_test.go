@@ -5,12 +5,15 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
 )
 
@@ -106,5 +109,58 @@ func TestQuietWindowHoldsOtherChecksWrites(t *testing.T) {
 	}
 	if ctl.heldFor("other") <= 0 {
 		t.Error("the held write's wait was not counted")
+	}
+}
+
+// A write held back by another check's quiet window longer than the
+// client's per-attempt timeout still goes out once the window ends: the
+// wait happens before the attempt's time starts (client.Config.Gate), so
+// the target is not taken for down. The check's held time counts a wait
+// still going on, and several of its writes waiting together count once.
+func TestHeldWritesDoNotTimeOutAndCountOnce(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"success":true}`)
+	}))
+	defer srv.Close()
+	ctl := newControl(context.Background(), 0)
+	defer ctl.close()
+	ctl.shared = true
+	v, err := spec.MustLoad(spec.Core).NewValidator("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down atomic.Bool
+	hc := srv.Client()
+	hc.Transport = ctl.transport(hc.Transport)
+	c, err := client.New(client.Config{BaseURL: srv.URL, HTTP: hc, Validator: v, Timeout: 100 * time.Millisecond, MaxAttempts: 1,
+		Gate: ctl.gate, OnDown: func(*client.TransportError) { down.Store(true) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, release := ctl.quietly(client.WithCheck(context.Background(), "quiet"))
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			_, err := c.Do(client.WithCheck(context.Background(), "other"), client.Request{Method: "POST", Path: "/v1/user/u/rooms/r/unreadItems", Body: map[string]any{"chat": []string{"m"}}, Invalid: true})
+			errs <- err
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	during := ctl.heldFor("other")
+	release()
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Errorf("a held write failed: %v", err)
+		}
+	}
+	if down.Load() {
+		t.Error("held writes made the target count as down")
+	}
+	if during < 250*time.Millisecond {
+		t.Errorf("while held, the check's held time was %s, want the wait so far (about 300ms)", during)
+	}
+	if total := ctl.heldFor("other"); total > time.Second {
+		t.Errorf("three writes held together for about 300ms count %s", total)
 	}
 }
