@@ -125,41 +125,32 @@ func (c *control) gate(check, method string) (release func()) {
 	if !c.shared || !writes(method) {
 		return func() {}
 	}
-	waited := false
-	for !c.quiet.TryRLock() {
-		// The window may be the check's own, opened by another of its
-		// goroutines since it asked: asked again at each try.
-		if c.holdsQuiet(check) {
-			c.unwait(check, waited)
-			return func() {}
-		}
-		if !waited {
-			waited = true
-			c.wire.Lock()
-			n := c.of(check)
-			if n.waiting == 0 {
-				n.waitSince = time.Now()
-			}
-			n.waiting++
-			c.wire.Unlock()
-		}
-		time.Sleep(time.Millisecond)
+	if c.holdsQuiet(check) {
+		return func() {}
 	}
-	c.unwait(check, waited)
-	return c.quiet.RUnlock
-}
-
-// unwait ends one wait of check's that gate counted (waited).
-func (c *control) unwait(check string, waited bool) {
-	if !waited {
-		return
+	if c.quiet.TryRLock() {
+		return c.quiet.RUnlock
 	}
 	c.wire.Lock()
-	defer c.wire.Unlock()
 	n := c.of(check)
+	if n.waiting == 0 {
+		n.waitSince = time.Now()
+	}
+	n.waiting++
+	c.wire.Unlock()
+	// Blocking, not polling: when the window ends, the writes it held go
+	// out before the next window can start (a sync.RWMutex lets the
+	// readers that waited in first), so windows back to back do not
+	// starve them. A check opens its windows with none of its own
+	// requests in flight, so none of them can be caught waiting here for
+	// its own window.
+	c.quiet.RLock()
+	c.wire.Lock()
 	if n.waiting--; n.waiting == 0 {
 		n.held += time.Since(n.waitSince)
 	}
+	c.wire.Unlock()
+	return c.quiet.RUnlock
 }
 
 // holdsQuiet reports whether check holds the quiet window.
