@@ -352,14 +352,7 @@ func TestChecksAtOnceFollowTheTargetsPace(t *testing.T) {
 	}
 	d := target.FromWorld(world, ls.URL)
 	d.CAFile = "target-ca.pem"
-	raw, err := d.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	slowDesc := filepath.Join(dir, "target.yaml")
-	if err := os.WriteFile(slowDesc, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	slowDesc := writeTarget(t, dir, d)
 	run := func(name string, args ...string) (runner.Result, string) {
 		report := filepath.Join(dir, name+".json")
 		code, out := chatconform(t, append([]string{"--seed", "5", "--profile", "core", "--focus", "GET /v1/user", "--json", report}, args...)...)
