@@ -50,8 +50,8 @@ type Options struct {
 	// does not depend on what the others wrote before it.
 	Beside bool
 	// Quiet, when set, holds every other check's writes back until release
-	// is called, once those in flight have ended; the check's own requests
-	// go out with ctx. Checks that compare answers about the write room read
+	// is called, once those in flight have ended; the writes of the check
+	// ctx names (client.CheckOf) go through. Checks that compare answers about the write room read
 	// apart in time use it (see Env.quietly) when checks run beside each
 	// other.
 	Quiet func(ctx context.Context) (quiet context.Context, release func())

@@ -346,13 +346,7 @@ func TestParallelStateRequestsAreInFlightTogether(t *testing.T) {
 			}
 			for _, p := range []string{RefusedNoChange, GetNoChange} {
 				log.reset()
-				r, err := e.Run(context.Background(), p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := r.Err(); err != nil {
-					t.Fatal(err)
-				}
+				runProperty(t, e, p)
 				log.mu.Lock()
 				most, peak := log.most, log.peak
 				log.mu.Unlock()
@@ -383,13 +377,7 @@ func TestParallelStateRequestsAreTheSameEachRun(t *testing.T) {
 		log.reset()
 		var counts []string
 		for _, p := range []string{RefusedNoChange, GetNoChange} {
-			r, err := e.Run(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := r.Err(); err != nil {
-				t.Fatal(err)
-			}
+			r := runProperty(t, e, p)
 			for _, res := range r.Results {
 				counts = append(counts, fmt.Sprintf("%s %s: %d requests", p, res.Operation, res.Requests))
 			}
@@ -448,13 +436,7 @@ func TestParallelStatePropertiesAreFasterAtADelay(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range []string{RefusedNoChange, GetNoChange} {
-			r, err := e.Run(context.Background(), p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := r.Err(); err != nil {
-				t.Fatal(err)
-			}
+			r := runProperty(t, e, p)
 			if took[p] == nil {
 				took[p] = map[int]time.Duration{}
 			}
@@ -544,13 +526,7 @@ func TestQuietWindowsKeepAnotherWriterOut(t *testing.T) {
 				}
 				var fails []string
 				for _, p := range []string{RefusedNoChange, GetNoChange} {
-					r, err := e.Run(context.Background(), p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := r.Err(); err != nil {
-						t.Fatal(err)
-					}
+					r := runProperty(t, e, p)
 					for _, f := range r.Failures() {
 						fails = append(fails, f.Property+" "+f.Operation)
 						t.Logf("%s", f)
@@ -574,4 +550,18 @@ func TestQuietWindowsKeepAnotherWriterOut(t *testing.T) {
 			})
 		}
 	}
+}
+
+// runProperty runs property p on e and fails the test when the run, or
+// any operation of it, could not be judged.
+func runProperty(t *testing.T, e *Engine, p string) *Report {
+	t.Helper()
+	r, err := e.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -309,8 +309,9 @@ type Config struct {
 	// of the API draws (0: the model's default).
 	ModelSequences int
 	// Checks is how many checks may run at once: 1 runs them one after
-	// another, each in its Ginkgo spec; 0 chooses after the set-up
-	// (AutoChecks when its answers took AutoSlow or more each, else 1).
+	// another, each in its Ginkgo spec; 0 chooses after the preflight
+	// (AutoChecks for a target outside this process, in one Ginkgo
+	// process, whose fastest answer took AutoSlow or more; else 1).
 	// Checks declared Serial still run alone, after the others. Beside
 	// each other, CheckTimeout bounds each check (0: the suite's spec
 	// timeout) in place of Ginkgo's spec timeout.
@@ -542,8 +543,9 @@ func (s *Suite) setup(ctx context.Context, d *target.Description, cfg *Config, c
 }
 
 const (
-	// AutoSlow is how long the fastest of the preflight's answers must
-	// take for a run to put checks beside each other by itself
+	// AutoSlow is how long the fastest answer (the preflight's and
+	// autoProbes more) must take for a run to put checks beside each
+	// other by itself
 	// (Config.Checks 0): below it, waiting is not what a run's time is
 	// made of.
 	AutoSlow = 20 * time.Millisecond

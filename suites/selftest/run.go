@@ -229,7 +229,7 @@ type runSetup struct {
 	bin    string
 	env    []string
 	full   bool
-	checks int // --concurrent-checks, when above 1
+	checks int // --concurrent-checks (0 or 1: one at a time)
 }
 
 // run serves the decorated reference, describes it, runs the child and
