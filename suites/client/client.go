@@ -178,6 +178,10 @@ type Config struct {
 	// while another check reads the room quietly, without that wait
 	// counting against the attempt's Timeout.
 	Gate func(check, method string) (release func())
+
+	// Writes, when set, keeps what every write attempt named (see
+	// WriteLog), answered or not, before Gate releases it.
+	Writes *WriteLog
 }
 
 type gatedKey struct{}
@@ -202,6 +206,10 @@ type Client struct {
 	sent    [256]time.Time // when the latest of them were sent, by number
 	lastEnd time.Time      // the latest end of one
 }
+
+// Writes is the log of the client's writes (Config.Writes), nil when it
+// keeps none.
+func (c *Client) Writes() *WriteLog { return c.cfg.Writes }
 
 // SetCheck names the check whose requests the client sends from now on
 // ("" for none: the run's setup). Each exchange carries it (Observed.Check,
@@ -496,7 +504,11 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	}
 
 	start := c.wall()
+	logged := c.cfg.Writes != nil && Writes(r.Method)
 	fail := func(err error, what string) (*Response, error) {
+		if logged {
+			c.cfg.Writes.add(check, r.Path, body, nil, 0, start, c.wall())
+		}
 		kind := classify(ctxErr(ctx, err))
 		te := &TransportError{Method: r.Method, URL: c.red.String(target), Kind: kind, Err: c.red.Error(fmt.Errorf("%s%w", what, unwrapURL(err)))}
 		// The caller's own end (a check out of time, a run stopped) says
@@ -521,6 +533,9 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 		c.fails.Store(0) // an answer came: the target is alive
 	}
 	if int64(len(raw)) > c.cfg.MaxBody {
+		if logged {
+			c.cfg.Writes.add(check, r.Path, body, nil, resp.StatusCode, start, c.wall())
+		}
 		return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: KindTooLarge,
 			Err: fmt.Errorf("the response body is larger than the %d bytes the harness reads", c.cfg.MaxBody)}
 	}
@@ -544,6 +559,9 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	}
 	out.Violations = c.boundViolations(violations)
 	out.Exchange = c.record(r, req, body, out, elapsed)
+	if logged {
+		c.cfg.Writes.add(check, r.Path, body, raw, out.Status, start, end)
+	}
 	if c.cfg.Observe != nil {
 		c.observe(r, req, body, out, start, end, c.peerOf(req.URL, resp.TLS, seen.addr()))
 	}

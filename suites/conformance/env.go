@@ -88,6 +88,7 @@ type Env struct {
 	wrote *checkWrites // the check's acknowledged writes, for the root probe
 	last  *lastCall    // the user and token place of the check's latest call
 	gen   *generated   // the run's generated-request engine, shared by every check
+	early *early       // answers to reads sent ahead (see readTogether)
 }
 
 // NewEnv discovers what the description left out, through o.Client.

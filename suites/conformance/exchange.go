@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -29,7 +30,7 @@ func (e *Env) call(u int, req client.Request) *client.Response {
 	if req.Place != client.NoToken && req.Token == "" {
 		req.Token = e.Users[u].Token
 	}
-	resp, err := e.Client.Do(e.ctx, req)
+	resp, err := e.sendOrTake(req)
 	if err != nil {
 		e.transportFailure(err)
 	}
@@ -336,7 +337,7 @@ func attempt(f func(g Gomega)) (failure, at string) {
 // checks of those requirements, and glance reports false.
 func (e *Env) glance(u int, path string, query url.Values, v any) bool {
 	GinkgoHelper()
-	resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: path, Query: query, Token: e.Users[u].Token})
+	resp, err := e.sendOrTake(client.Request{Method: "GET", Path: path, Query: query, Token: e.Users[u].Token})
 	if err != nil {
 		e.transportFailure(err)
 	}
@@ -348,4 +349,63 @@ func (e *Env) glance(u int, path string, query url.Values, v any) bool {
 		return false
 	}
 	return true
+}
+
+// early holds the answers to reads a check sent together ahead of the
+// calls that judge them (see readTogether), by request.
+type early struct {
+	mu sync.Mutex
+	m  map[string]earlyAnswer
+}
+
+type earlyAnswer struct {
+	resp *client.Response
+	err  error
+}
+
+func earlyKey(r client.Request) string {
+	return r.Method + " " + r.Path + "?" + r.Query.Encode() + " " + r.Token
+}
+
+// sendOrTake sends req, or takes its answer from the reads sent together ahead of
+// it (readTogether), each answer once.
+func (e *Env) sendOrTake(req client.Request) (*client.Response, error) {
+	if e.early != nil {
+		e.early.mu.Lock()
+		a, ok := e.early.m[earlyKey(req)]
+		delete(e.early.m, earlyKey(req))
+		e.early.mu.Unlock()
+		if ok {
+			return a.resp, a.err
+		}
+	}
+	return e.Client.Do(e.ctx, req)
+}
+
+// readTogether sends reads (GETs, as user u) at once, then runs f, whose
+// calls that make the same requests are answered from them and judged as
+// usual; what f did not take is dropped when it ends. Reads that must be
+// taken close together in time, on a far server, cost one round trip
+// instead of one each.
+func (e *Env) readTogether(u int, reads []client.Request, f func()) {
+	GinkgoHelper()
+	answers := make([]earlyAnswer, len(reads))
+	var wg sync.WaitGroup
+	for i := range reads {
+		if reads[i].Method != "GET" {
+			panic("conformance: readTogether sends reads only")
+		}
+		reads[i].Token = e.Users[u].Token
+		wg.Go(func() {
+			answers[i].resp, answers[i].err = e.Client.Do(e.ctx, reads[i])
+		})
+	}
+	wg.Wait()
+	prev := e.early
+	e.early = &early{m: map[string]earlyAnswer{}}
+	for i, r := range reads {
+		e.early.m[earlyKey(r)] = answers[i]
+	}
+	defer func() { e.early = prev }()
+	f()
 }

@@ -306,9 +306,12 @@ func (e *Env) countsAgree(u int, room, id string, listed bool) {
 	// The room's counts and the unread lists are read apart in time: no
 	// other check writes meanwhile (when checks run beside each other).
 	e.quietly(func() {
-		read := func() (Unread, string) {
-			un := e.unread(u, room)
-			shown := e.roomEntries(u, room)
+		read := func() (un Unread, differ string) {
+			var shown map[string]Room
+			e.readTogether(u, e.entryReads(u, room), func() {
+				un = e.unread(u, room)
+				shown = e.roomEntries(u, room)
+			})
 			if len(shown) == 0 {
 				e.skip(fmt.Sprintf("the write room is in none of user %d's lists", u+1))
 			}
@@ -370,6 +373,17 @@ func (e *Env) countsDisagree(u int, un Unread, shown map[string]Room) string {
 	}
 	slices.Sort(differ)
 	return strings.Join(differ, "; ")
+}
+
+// entryReads are the reads of room's unread items and of the lists
+// roomEntries reads, as user u: to send together (readTogether).
+func (e *Env) entryReads(u int, room string) []client.Request {
+	me := "/v1/user/" + e.me(u) + "/"
+	return []client.Request{
+		{Method: "GET", Path: unreadPath(e.me(u), room)},
+		{Method: "GET", Path: me + "channels"}, {Method: "GET", Path: me + "orgs"},
+		{Method: "GET", Path: me + "repos"}, {Method: "GET", Path: me + "rooms"},
+	}
 }
 
 // roomEntries returns the entries of room that user u's lists show, by the

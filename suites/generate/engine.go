@@ -86,9 +86,11 @@ type Config struct {
 	// Quiet, when set, holds every other writer of the run back until the
 	// function it returns is called (the runner's quiet window, when
 	// checks run beside each other). GEN-REFUSED-NO-CHANGE and
-	// GEN-GET-NO-CHANGE then read the state, send and read again inside a
-	// window, so that another check's write is never put on a case; in
-	// turn, without it, they assume no other writer.
+	// GEN-GET-NO-CHANGE then judge their rounds while the others write,
+	// hold a change the others' writes (the Client's WriteLog) do not
+	// account for to a quiet window, and confirm it there (beside.go); in
+	// turn, without it, they assume no other writer. A client without a
+	// WriteLog accounts for nothing: every change is confirmed in a window.
 	Quiet func(context.Context) (context.Context, func())
 }
 

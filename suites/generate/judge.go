@@ -329,6 +329,9 @@ type snapshot struct {
 
 type stateRead struct {
 	what, value string
+	// others says whether other writers account for a change of value
+	// (see stateReq.others).
+	others accountFor
 }
 
 // newestPage is the page size of the state reads: what a send would
@@ -353,6 +356,9 @@ type stateReq struct {
 	what    string
 	r       client.Request
 	project func([]byte) string
+	// others says whether the writes of other checks account for a
+	// change of the projected value (see explained).
+	others accountFor
 }
 
 // stateReads lists the reads of the state a case could change, in the
@@ -361,13 +367,13 @@ func (e *Engine) stateReads(cs *testCase) (key string, reads []stateReq) {
 	room, message, rooms, key := e.snapshotKey(cs)
 	me := e.world.caller()
 	roomPath := "/v1/rooms/" + url.PathEscape(room)
-	reads = []stateReq{{"the caller's unread items of the room", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms/" + url.PathEscape(room) + "/unreadItems"}, projectUnread}}
+	reads = []stateReq{{"the caller's unread items of the room", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms/" + url.PathEscape(room) + "/unreadItems"}, projectUnread, unreadAccounted}}
 	if message != "" {
-		reads = append(reads, stateReq{"the targeted message", client.Request{Method: "GET", Path: roomPath + "/chatMessages/" + url.PathEscape(message)}, projectMessage})
+		reads = append(reads, stateReq{"the targeted message", client.Request{Method: "GET", Path: roomPath + "/chatMessages/" + url.PathEscape(message)}, projectMessage, messageAccounted})
 	}
-	reads = append(reads, stateReq{"the room's newest page", client.Request{Method: "GET", Path: roomPath + "/chatMessages", Query: url.Values{"limit": {newestPage}}}, projectPage})
+	reads = append(reads, stateReq{"the room's newest page", client.Request{Method: "GET", Path: roomPath + "/chatMessages", Query: url.Values{"limit": {newestPage}}}, projectPage, pageAccounted})
 	if rooms {
-		reads = append(reads, stateReq{"the caller's rooms list", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms"}, projectRooms})
+		reads = append(reads, stateReq{"the caller's rooms list", client.Request{Method: "GET", Path: "/v1/user/" + url.PathEscape(me.ID) + "/rooms"}, projectRooms, roomsAccounted})
 	}
 	return key, reads
 }
@@ -399,7 +405,7 @@ func snapshotOf(reads []stateReq, values []readValue) snapshot {
 		if values[i].value == "" {
 			break
 		}
-		s.reads = append(s.reads, stateRead{r.what, values[i].value})
+		s.reads = append(s.reads, stateRead{r.what, values[i].value, r.others})
 		if s.sent.IsZero() || values[i].sent.Before(s.sent) {
 			s.sent = values[i].sent
 		}

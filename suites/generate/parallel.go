@@ -571,11 +571,10 @@ func (e *Engine) judgeRounds(ctx context.Context, p Property, jobs []*job, ops i
 	}
 	rounds := e.roundsOf(jobs)
 	var pre map[string]stateOf // read since the last request was sent
-	// Beside other writers (Config.Quiet) the rounds run in quiet windows
-	// of quietRounds rounds each; a window's first round reads its state
-	// afresh, since others may have written between two windows.
-	release, inWindow := func() {}, 0
-	defer func() { release() }()
+	// Beside other writers (Config.Quiet) the rounds run while the others
+	// write; a change is confirmed inside a quiet window only when their
+	// writes do not account for it (see beside.go).
+	beside := e.cfg.Quiet != nil
 	for r := range rounds {
 		round := live(rounds[r])
 		if len(round) == 0 {
@@ -583,14 +582,6 @@ func (e *Engine) judgeRounds(ctx context.Context, p Property, jobs []*job, ops i
 		}
 		if ctx.Err() != nil {
 			return // the jobs not started stay not run
-		}
-		closing := false
-		if e.cfg.Quiet != nil {
-			if inWindow == 0 {
-				release, pre = e.quiet(ctx), nil
-			}
-			inWindow++
-			closing = inWindow == quietRounds
 		}
 		// The state before: read with the state after the round before,
 		// or now.
@@ -637,11 +628,12 @@ func (e *Engine) judgeRounds(ctx context.Context, p Property, jobs []*job, ops i
 
 		// The state after, and the state the next round starts from.
 		reads := slices.Clone(judged)
-		if r+1 < len(rounds) && !closing {
+		if r+1 < len(rounds) {
 			reads = append(reads, live(rounds[r+1])...)
 		}
 		after := e.readStates(ctx, reads)
 		confirmed := false
+		release := func() {}
 		for i, j := range judged {
 			if stopped(j) {
 				continue // its operation failed at an earlier case of this round
@@ -653,12 +645,25 @@ func (e *Engine) judgeRounds(ctx context.Context, p Property, jobs []*job, ops i
 				continue
 			}
 			b := before[e.keyOf(j)].snap
-			if changed(b, a.snap) != "" {
-				confirmed = true // it reads and sends: what was read for the next round is stale
+			if changed(b, a.snap) == "" {
+				continue
 			}
+			if beside {
+				if e.explained(j.ctx, b, a.snap) {
+					continue // the others' writes account for it
+				}
+				if !confirmed {
+					release = e.quiet(ctx) // every write of the others let through has ended
+				}
+				if e.explained(j.ctx, b, a.snap) {
+					continue
+				}
+			}
+			confirmed = true // it reads and sends: what was read for the next round is stale
 			j.v.f, j.v.err = e.confirm(j.ctx, p.ID, j.cs, judgedAnswers[i], b, a.snap, len(round) == 1)
 			end(j)
 		}
+		release()
 		if !confirmed {
 			pre = map[string]stateOf{}
 			for k, s := range after {
@@ -667,15 +672,5 @@ func (e *Engine) judgeRounds(ctx context.Context, p Property, jobs []*job, ops i
 				}
 			}
 		}
-		if closing {
-			release()
-			release, inWindow = func() {}, 0
-		}
 	}
 }
-
-// quietRounds is how many rounds a quiet window holds (Config.Quiet): the
-// other checks' writes wait for at most that many rounds, and each window
-// costs one more read of the state. It is a count, not a time, so that the
-// requests sent do not depend on how fast the target answers.
-const quietRounds = 3

@@ -454,11 +454,14 @@ func TestParallelStatePropertiesAreFasterAtADelay(t *testing.T) {
 // TestQuietWindowsKeepAnotherWriterOut: beside another writer of the
 // write room (a second user posting as fast as it can, as other checks
 // do when they run beside this one), the two state properties hold the
-// writer back with Config.Quiet, as the runner's quiet window does, and
-// read their state afresh in each window: on the reference server nothing
-// is put on a case, in turn and in rounds; a refused mark-read that still
-// marks read is still reported. The writer is checked to have written
-// between the windows, so the test would see a window that let it in.
+// writer back with Config.Quiet, as the runner's quiet window does: in
+// turn each case reads its state afresh in a window of its own, and in
+// rounds the others' writes (the client's WriteLog) account for the
+// changes they made, so on the reference server nothing is put on a case
+// either way; a refused mark-read that still marks read is still
+// reported. The writer is checked to have written while the property
+// ran, so a change it made and nothing accounted for would have called
+// for a second try.
 func TestQuietWindowsKeepAnotherWriterOut(t *testing.T) {
 	servers := []struct {
 		name  string
@@ -506,6 +509,7 @@ func TestQuietWindowsKeepAnotherWriterOut(t *testing.T) {
 				done := make(chan struct{})
 				go func() { // the other writer: user 2, in the write room
 					defer close(done)
+					ctx := client.WithCheck(ctx, "another check")
 					for i := 0; ctx.Err() == nil; i++ {
 						gate.RLock()
 						if inWindow.Load() {
@@ -541,7 +545,7 @@ func TestQuietWindowsKeepAnotherWriterOut(t *testing.T) {
 				if inside.Load() != 0 {
 					t.Errorf("the other writer wrote %d times inside a quiet window", inside.Load())
 				}
-				if wrote.Load() < 10 || windows < 2 {
+				if wrote.Load() < 10 || (parallel == 1 && windows < 2) {
 					t.Fatalf("the writer wrote %d messages over %d windows: nothing was kept out", wrote.Load(), windows)
 				}
 				if !slices.Equal(fails, sv.fails) {

@@ -67,6 +67,7 @@ func newClient(t testing.TB, d *target.Description, profile spec.Profile) *clien
 		t.Fatal(err)
 	}
 	cc.Secrets = append(cc.Secrets, DerivedTokens(d.Secrets())...)
+	cc.Writes = client.NewWriteLog(0)
 	doc, err := spec.Load(profile)
 	if err != nil {
 		t.Fatal(err)

@@ -186,8 +186,8 @@ func unreadRooms(t testing.TB, s *served) []string {
 // A value a "changed" failure shows is cut around the first difference.
 func TestChangedValuesAreCut(t *testing.T) {
 	long := strings.Repeat("a", 1000)
-	before := snapshot{reads: []stateRead{{"x", long + "b" + long}}}
-	after := snapshot{reads: []stateRead{{"x", long + "c" + long}}}
+	before := snapshot{reads: []stateRead{{what: "x", value: long + "b" + long}}}
+	after := snapshot{reads: []stateRead{{what: "x", value: long + "c" + long}}}
 	got := showChange(before, after, "x")
 	if len(got) > 2*maxShown+120 || !strings.Contains(got, "b") || !strings.Contains(got, "c") || !strings.Contains(got, "more bytes") {
 		t.Errorf("%d bytes: %s", len(got), got)

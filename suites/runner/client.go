@@ -45,6 +45,9 @@ func newClient(d *target.Description, cfg Config, rec *client.Recorder, hist *hi
 	// A write held back by another check's quiet window waits before its
 	// time starts: the wait says nothing of the target.
 	cc.Gate = ctl.gate
+	// What each write named, for the generated checks that compare the
+	// write room beside other checks (generate.Config.Quiet).
+	cc.Writes = client.NewWriteLog(0)
 	return client.New(cc)
 }
 

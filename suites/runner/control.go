@@ -92,7 +92,13 @@ func (c *control) quietly(ctx context.Context) (context.Context, func()) {
 	c.quiet.Lock()
 	check := client.CheckOf(ctx)
 	c.quietBy.Store(&check)
+	since := time.Now()
 	return ctx, sync.OnceFunc(func() {
+		c.wire.Lock()
+		n := c.of(check)
+		n.windows++
+		n.holding += time.Since(since)
+		c.wire.Unlock()
 		c.quietBy.Store(nil)
 		c.quiet.Unlock()
 	})
@@ -169,26 +175,23 @@ type checkCounts struct {
 	sent, waits, unrecorded int64
 	inFlight                int
 	held                    time.Duration
-	waiting                 int       // writes held back now
-	waitSince               time.Time // since when, while waiting > 0
+	windows                 int           // quiet windows it held
+	holding                 time.Duration // how long it held them
+	waiting                 int           // writes held back now
+	waitSince               time.Time     // since when, while waiting > 0
 }
 
-// perCheck returns what each check sent, waited for in turn, and asked
-// a replay's record for in vain, by check name.
-func (c *control) perCheck() (sent, waits, unrecorded map[string]int) {
+// perCheck returns each check's counts (see checkCounts), by check name.
+func (c *control) perCheck() map[string]checkCounts {
 	c.wire.Lock()
 	defer c.wire.Unlock()
-	sent, waits, unrecorded = map[string]int{}, map[string]int{}, map[string]int{}
+	out := map[string]checkCounts{}
 	for name, n := range c.byCheck {
-		if name == "" {
-			continue
-		}
-		sent[name], waits[name] = int(n.sent), int(n.waits)
-		if n.unrecorded > 0 {
-			unrecorded[name] = int(n.unrecorded)
+		if name != "" {
+			out[name] = *n
 		}
 	}
-	return sent, waits, unrecorded
+	return out
 }
 
 // counts returns how many requests were sent, and how many of them waited

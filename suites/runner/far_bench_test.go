@@ -104,7 +104,10 @@ const (
 //     (package generate; each is logged with its requests and waits).
 //     Requests a check sends together are not waits, so for those checks
 //     waits understate the wait and their durations tell more; the five
-//     longest checks by duration are logged too.
+//     longest checks by duration are logged too, each with how long its
+//     writes were held back by other checks' quiet windows;
+//   - quiet-s: how long quiet windows were held in all (checks beside
+//     each other only; the checks that held them are logged).
 //
 // The critical path. Today a run's checks run one after another, and
 // each sends its requests one after another (but for the few that send
@@ -173,6 +176,7 @@ func farBench(b *testing.B, d time.Duration, par int) {
 	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Reused) }), "reused")
 	b.ReportMetric(mean(func(r farFigures) float64 { return float64(r.Exit) }), "exit")
 	b.ReportMetric(mean(func(r farFigures) float64 { return r.LongestGenerated.Seconds() }), "longest-generated-s")
+	b.ReportMetric(mean(func(r farFigures) float64 { return r.QuietFor.Seconds() }), "quiet-s")
 	for _, r := range runs {
 		b.Logf("delay %s: %s wall, %d checks at once, %d requests in %d waits (%d in %d before the checks); %d checks sent any; the longest, %d waits of %d requests: %q; "+
 			"the most requests, %d in %d waits: %q; checks sending some at once (waits of requests): %s; at most %d in flight after the set-up",
@@ -181,6 +185,7 @@ func farBench(b *testing.B, d time.Duration, par int) {
 		b.Logf("delay %s: the longest checks, in waits of requests: %s", d, strings.Join(r.Longest, "; "))
 		b.Logf("delay %s: the longest checks by duration: %s", d, strings.Join(r.ByDuration, "; "))
 		b.Logf("delay %s: the generated checks (parallel %d; 0 is the default), duration, waits of requests: %s", d, par, strings.Join(r.Generated, "; "))
+		b.Logf("delay %s: quiet windows held %v in all: %s", d, r.QuietFor.Round(time.Millisecond), strings.Join(r.Quiet, "; "))
 		b.Logf("delay %s: %d TLS connections, %d plain-http connections, answers by protocol %v, %d over a reused connection; exit %d",
 			d, r.Conns, r.PlainConns, r.Protocols, r.Reused, r.Exit)
 		if r.Requests != r.SetupRequests+r.CheckRequests {
@@ -248,9 +253,11 @@ type farFigures struct {
 	ByDuration                    []string // the five longest checks by duration
 	Generated                     []string // the generated checks: duration, waits of requests
 	LongestGenerated              time.Duration
-	Conns                         int // TCP connections to the HTTPS port
-	PlainConns                    int // TCP connections for plain-http probes
-	Reused                        int // answers over a connection that carried an earlier one
+	Quiet                         []string      // the checks that held quiet windows: how many, for how long
+	QuietFor                      time.Duration // how long quiet windows were held, in all
+	Conns                         int           // TCP connections to the HTTPS port
+	PlainConns                    int           // TCP connections for plain-http probes
+	Reused                        int           // answers over a connection that carried an earlier one
 	Protocols                     map[string]int
 	Exit                          int
 	NotPassed                     []string
@@ -382,7 +389,13 @@ func farRunChild(delay, parallel, out string) int {
 	}
 	slices.SortStableFunc(byWaits, func(a, b CheckResult) int { return int(b.Duration - a.Duration) })
 	for _, c := range byWaits[:min(5, len(byWaits))] {
-		f.ByDuration = append(f.ByDuration, fmt.Sprintf("%v (%d of %d) %q", c.Duration.Round(time.Millisecond), c.waits, c.Requests, c.Name))
+		f.ByDuration = append(f.ByDuration, fmt.Sprintf("%v (%d of %d; writes held %v) %q", c.Duration.Round(time.Millisecond), c.waits, c.Requests, c.held.Round(time.Millisecond), c.Name))
+	}
+	for _, c := range byWaits {
+		if c.windows > 0 {
+			f.Quiet = append(f.Quiet, fmt.Sprintf("%d for %v %q", c.windows, c.holding.Round(time.Millisecond), c.Name))
+			f.QuietFor += c.holding
+		}
 	}
 	for _, c := range byWaits {
 		if strings.HasPrefix(c.Name, "Generated requests") {

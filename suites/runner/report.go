@@ -145,6 +145,10 @@ type CheckResult struct {
 	// waits is how many of Requests the check sent with no other request
 	// in flight (see control.waits): the answers it waited for in turn.
 	waits int
+	// held is how long its writes waited for other checks' quiet windows;
+	// windows and holding, how many quiet windows it held and how long.
+	held, holding time.Duration
+	windows       int
 	// start and end bound the check in time: checks run one at a time, so
 	// an exchange recorded in between is the check's (a 429 answer, or the
 	// moment a stopped run cut the check short).
@@ -271,15 +275,17 @@ func dropEchoes(byID map[string][]CheckResult) {
 // countRequests gives each check's rows the requests the check sent and
 // how many of them it waited for in turn (by check name); rows of judges
 // and failures on the way keep none.
-func (r *Result) countRequests(sent, waits, unrecorded map[string]int) {
+func (r *Result) countRequests(counts map[string]checkCounts) {
 	for i := range r.Requirements {
 		for j := range r.Requirements[i].Checks {
 			c := &r.Requirements[i].Checks[j]
+			n := counts[c.Name]
 			if c.of == "" {
-				c.Requests, c.waits = sent[c.Name], waits[c.Name]
+				c.Requests, c.waits = int(n.sent), int(n.waits)
+				c.held, c.holding, c.windows = n.held, n.holding, n.windows
 			}
-			if n := unrecorded[c.Name]; n > 0 {
-				c.NotRecorded = n
+			if n.unrecorded > 0 {
+				c.NotRecorded = int(n.unrecorded)
 			}
 		}
 	}
