@@ -180,7 +180,8 @@ type Config struct {
 	Gate func(check, method string) (release func())
 
 	// Writes, when set, keeps what every write attempt named (see
-	// WriteLog), answered or not, before Gate releases it.
+	// WriteLog), from when it is sent; its answer's, before Gate releases
+	// it.
 	Writes *WriteLog
 }
 
@@ -504,10 +505,13 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	}
 
 	start := c.wall()
-	logged := c.cfg.Writes != nil && Writes(r.Method)
+	var logged *Write
+	if c.cfg.Writes != nil && Writes(r.Method) {
+		logged = c.cfg.Writes.begin(check, r.Path, body, start)
+	}
 	fail := func(err error, what string) (*Response, error) {
-		if logged {
-			c.cfg.Writes.add(check, r.Path, body, nil, 0, start, c.wall())
+		if logged != nil {
+			c.cfg.Writes.end(logged, nil, 0, start, c.wall())
 		}
 		kind := classify(ctxErr(ctx, err))
 		te := &TransportError{Method: r.Method, URL: c.red.String(target), Kind: kind, Err: c.red.Error(fmt.Errorf("%s%w", what, unwrapURL(err)))}
@@ -533,8 +537,8 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 		c.fails.Store(0) // an answer came: the target is alive
 	}
 	if int64(len(raw)) > c.cfg.MaxBody {
-		if logged {
-			c.cfg.Writes.add(check, r.Path, body, nil, resp.StatusCode, start, c.wall())
+		if logged != nil {
+			c.cfg.Writes.end(logged, nil, resp.StatusCode, start, c.wall())
 		}
 		return nil, &TransportError{Method: r.Method, URL: c.red.String(target), Kind: KindTooLarge,
 			Err: fmt.Errorf("the response body is larger than the %d bytes the harness reads", c.cfg.MaxBody)}
@@ -559,8 +563,8 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	}
 	out.Violations = c.boundViolations(violations)
 	out.Exchange = c.record(r, req, body, out, elapsed)
-	if logged {
-		c.cfg.Writes.add(check, r.Path, body, raw, out.Status, start, end)
+	if logged != nil {
+		c.cfg.Writes.end(logged, raw, out.Status, start, end)
 	}
 	if c.cfg.Observe != nil {
 		c.observe(r, req, body, out, start, end, c.peerOf(req.URL, resp.TLS, seen.addr()))

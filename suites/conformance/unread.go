@@ -32,11 +32,27 @@ func unreadSpecs(d decl) {
 			e.needUsers(2)
 			room := e.writeRoom()
 			text, marker := e.text()
-			plain := e.send(1, room, text)
-			ping := e.send(1, room, text+" cc @"+e.Users[0].Username+" thanks") // the mention inside the text
-			elsewhere := e.send(1, room, "@nobody"+marker+" "+text)             // mentions no one
-			self := e.send(1, room, "@"+e.Users[1].Username+" "+text)           // mentions a user, not user 1
-			status := e.sendBody(1, room, map[string]any{"text": "waves " + text, "status": true})
+			var plain, ping, elsewhere, self, status Message
+			mentions := func() {
+				e.eventually(func(g Gomega) {
+					un := e.unread(0, room)
+					g.Expect(un.Mention).To(ContainElement(ping.ID), "unread mentions of user 1")
+					g.Expect(un.Mention).NotTo(ContainElement(plain.ID), "a message without a mention is listed as a mention")
+					g.Expect(un.Mention).NotTo(ContainElement(elsewhere.ID), "a message mentioning no one is listed as a mention of user 1")
+					g.Expect(un.Mention).NotTo(ContainElement(self.ID), "a message mentioning user 2 only is listed as a mention of user 1")
+				})
+			}
+			// The mentions first as they are sent, the newest messages of the
+			// room (beside other checks, whose messages would come between:
+			// they wait), then again below a page of newer ones.
+			e.quietly(func() {
+				plain = e.send(1, room, text)
+				ping = e.send(1, room, text+" cc @"+e.Users[0].Username+" thanks") // the mention inside the text
+				elsewhere = e.send(1, room, "@nobody"+marker+" "+text)             // mentions no one
+				self = e.send(1, room, "@"+e.Users[1].Username+" "+text)           // mentions a user, not user 1
+				status = e.sendBody(1, room, map[string]any{"text": "waves " + text, "status": true})
+				e.verifies("UNREAD-MENTION", mentions)
+			})
 			// Newer messages of user 1's own, more than a page: a server that
 			// works unread state out of the newest page only loses these.
 			e.seed(0, room, deeperThanAPage)
@@ -46,15 +62,7 @@ func unreadSpecs(d decl) {
 				})
 				e.Expect(e.unread(1, room).Chat).NotTo(ContainElement(plain.ID), "the author's own message is unread for the author")
 			})
-			e.verifies("UNREAD-MENTION", func() {
-				e.eventually(func(g Gomega) {
-					un := e.unread(0, room)
-					g.Expect(un.Mention).To(ContainElement(ping.ID), "unread mentions of user 1")
-					g.Expect(un.Mention).NotTo(ContainElement(plain.ID), "a message without a mention is listed as a mention")
-					g.Expect(un.Mention).NotTo(ContainElement(elsewhere.ID), "a message mentioning no one is listed as a mention of user 1")
-					g.Expect(un.Mention).NotTo(ContainElement(self.ID), "a message mentioning user 2 only is listed as a mention of user 1")
-				})
-			})
+			e.verifies("UNREAD-MENTION", mentions)
 			e.by("reading the unread flag by id and in a list, as the reader and as the author")
 			e.verifies("UNREAD-FLAG", func() {
 				e.Expect(e.seen(0, room, plain.ID).Unread).To(BeTrue(), "unread flag for user 1")

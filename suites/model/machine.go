@@ -1098,7 +1098,7 @@ func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 	}
 	m.check("MSG-SEND-STATUS", w.Status == nil && !k.status || w.Status != nil && *w.Status == k.status,
 		"message %s (%s) has status %s; it was sent with status %v", k.id, where, boolp(w.Status), k.status)
-	if w.Unread != nil && !*w.Unread && !k.unknown[u] && m.cfg.SharedUsers && k.from != u {
+	if w.Unread != nil && !*w.Unread && !k.unknown[u] && m.cfg.SharedUsers && k.from != u && m.othersNamed(k) {
 		if read, _ := k.readFor(u, now, 0); !read {
 			k.unknown[u] = true // another client of this user may have marked it read
 		}
@@ -1649,7 +1649,7 @@ func (m *machine) unread(o op) {
 		case read:
 			m.eventually("UNREAD-MARK-READ", settled, !in[k.id], "user %d's unread items list %s, which that user marked read", u+1, k.id)
 			m.eventually("UNREAD-MARK-READ", settled, !mentioned[k.id], "user %d's unread mentions list %s, which that user marked read", u+1, k.id)
-		case m.cfg.SharedUsers && !in[k.id]:
+		case m.cfg.SharedUsers && !in[k.id] && m.othersNamed(k):
 			k.unknown[u] = true // another client of this user may have marked it read
 		default:
 			req := "UNREAD-CHAT"
@@ -1715,4 +1715,27 @@ func (m *machine) ownMessages(u int) []*msg {
 		}
 	}
 	return out
+}
+
+// othersNamed reports whether a write of the run's other checks (beside
+// the model's: SharedUsers) named message k, in flight or done: the only
+// way another client of the model's users could have marked it read. Only
+// then does the model learn k's unread state instead of judging it. When
+// the client keeps no log of writes (client.WriteLog), or no longer holds
+// every write since k was sent, any message may have been.
+func (m *machine) othersNamed(k *msg) bool {
+	from := k.acked.Add(-time.Minute) // the others learn its id from an answer after the send's
+	if k.acked.IsZero() {
+		return true
+	}
+	ws, ok := m.cfg.Client.Writes().Overlapping(client.CheckOf(m.ctx), from, from.Add(24*time.Hour)) // in flight now included
+	if !ok {
+		return true
+	}
+	for _, w := range ws {
+		if w.Names(k.id) {
+			return true
+		}
+	}
+	return false
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/bundled"
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/target"
 )
 
 var allJudged = []string{
@@ -57,6 +58,19 @@ func run(t *testing.T, f rewrite, seed uint64) *Report { return runMix(t, f, see
 
 func runMix(t *testing.T, f rewrite, seed uint64, mix Mix) *Report {
 	t.Helper()
+	return runWith(t, f, seed, mix, sharing{})
+}
+
+// sharing runs the model as beside other checks of a run (SharedUsers):
+// log gives its client a WriteLog; other, when set, runs beside the
+// model as another check, with the same client, until the model ends.
+type sharing struct {
+	shared, log bool
+	other       func(ctx context.Context, c *client.Client, d *target.Description)
+}
+
+func runWith(t *testing.T, f rewrite, seed uint64, mix Mix, sh sharing) *Report {
+	t.Helper()
 	srv, err := bundled.Start(7, reference.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -76,17 +90,26 @@ func runMix(t *testing.T, f rewrite, seed uint64, mix Mix) *Report {
 	if cc.Validator, err = doc.NewValidator(d.MountPath()); err != nil {
 		t.Fatal(err)
 	}
+	if sh.log {
+		cc.Writes = client.NewWriteLog(0)
+	}
 	c, err := client.New(cc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
+	ctx := client.WithCheck(context.Background(), "the model")
 	if err := d.Discover(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Judge: allJudged, Mix: mix, Steps: 40, Seed: seed, Eventually: time.Second, SoleWriter: true, Marker: "mdl"}
+	cfg := Config{Judge: allJudged, Mix: mix, Steps: 40, Seed: seed, Eventually: time.Second, SoleWriter: !sh.shared, SharedUsers: sh.shared, Marker: "mdl"}
 	if err := FromTarget(ctx, c, d, &cfg); err != nil {
 		t.Fatal(err)
+	}
+	if sh.other != nil {
+		octx, stop := context.WithCancel(client.WithCheck(context.Background(), "another check"))
+		done := make(chan struct{})
+		go func() { defer close(done); sh.other(octx, c, d) }()
+		defer func() { stop(); <-done }()
 	}
 	rep, err := Run(ctx, cfg)
 	if err != nil {
@@ -386,3 +409,52 @@ var (
 	unreadMix = Mix{Send: 3, Edit: 1, Mark: 3, Unread: 3, Get: 1, List: 1}
 	renderMix = Mix{Send: 4, Edit: 2, Get: 2, List: 1}
 )
+
+// Beside other checks (SharedUsers), a message leaves a user's unread
+// items without the model's doing when another client of that user marks
+// it read: the model learns that, but only for a message one of the other
+// checks' writes named (the client's WriteLog). A server that drops the
+// newest message from the unread lists by itself is caught all the same;
+// without a log, any message may have been marked elsewhere, and it is
+// not.
+func TestOtherClientsMarksAreLearnedOnlyWhenNamed(t *testing.T) {
+	// Another check marks every unread message of user 1 read, again and
+	// again, as a client of user 1 would.
+	marker := func(ctx context.Context, c *client.Client, d *target.Description) {
+		u := d.Users[0]
+		path := "/v1/user/" + u.ID + "/rooms/" + d.WriteRoom + "/unreadItems"
+		for ctx.Err() == nil {
+			resp, err := c.Do(ctx, client.Request{Method: "GET", Path: path, Token: u.Token})
+			var un struct{ Chat []string }
+			if err == nil && resp.JSON(&un) == nil && len(un.Chat) > 0 {
+				_, _ = c.Do(ctx, client.Request{Method: "POST", Path: path, Token: u.Token, Body: map[string]any{"chat": un.Chat}})
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	dropNewest := func(r *http.Request, status int, body []byte) (int, []byte) {
+		if r.Method != "GET" || !strings.HasSuffix(r.URL.Path, "/unreadItems") {
+			return status, body
+		}
+		var un map[string][]string
+		if json.Unmarshal(body, &un) != nil || len(un["chat"]) == 0 {
+			return status, body
+		}
+		un["chat"] = un["chat"][:len(un["chat"])-1]
+		out, _ := json.Marshal(un)
+		return status, out
+	}
+	unreadMix := Mix{Send: 4, Mark: 3, Unread: 4, List: 2, Get: 1}
+	for _, seed := range []uint64{1, 2} {
+		if rep := runWith(t, nil, seed, unreadMix, sharing{shared: true, log: true, other: marker}); rep.Finding != nil || rep.Blocked != "" {
+			t.Errorf("seed %d: another client's marks read fail the model: blocked %q\n%s", seed, rep.Blocked, rep.Finding)
+		}
+	}
+	rep := runWith(t, dropNewest, 1, unreadMix, sharing{shared: true, log: true})
+	if rep.Finding == nil || !strings.HasPrefix(rep.Finding.Requirement, "UNREAD-") {
+		t.Errorf("a server that drops the newest unread message is not caught beside other checks: %v", rep.Finding)
+	}
+	if rep := runWith(t, dropNewest, 1, unreadMix, sharing{shared: true}); rep.Finding != nil {
+		t.Logf("without a log of writes, caught anyway: %s", rep.Finding.Requirement)
+	}
+}

@@ -57,7 +57,8 @@ type Config struct {
 	// sequence runs (the run's other checks, running beside the model's):
 	// a message may then leave a user's unread items because another
 	// client of that user marked it read, which the model learns instead
-	// of judging.
+	// of judging, when one of their writes named it (the Client's
+	// WriteLog; without one, any message).
 	SharedUsers bool
 	// Marker is a word every text the run writes carries.
 	Marker string
