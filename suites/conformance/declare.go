@@ -53,14 +53,14 @@ type decl struct {
 	env     func() *Env
 	sched   func() Scheduler
 	timeout time.Duration
-	serial  bool   // the checks declared with it run alone (see alone)
 	lane    string // the checks declared with it run one after another (see inLane)
 	first   bool   // the checks declared with it are started first (see long)
 }
 
 // Scheduler runs checks outside their specs, beside each other: each with
 // its own Recording as its CheckT, which its spec then replays to Ginkgo.
-// Checks declared Serial (see alone) it runs alone, after the others.
+// A check that must not be disturbed by the others' writes holds them back
+// while it reads (Env.quietly) instead of running alone.
 type Scheduler interface {
 	// Outcome waits until the check named key (see Key) has run and
 	// returns its recording; false for a check it does not run, which the
@@ -102,14 +102,6 @@ func Where(l types.CodeLocation) string { return fmt.Sprintf("%s:%d", l.FileName
 // Scheduler.Outcome.
 func Key(l types.CodeLocation, text string) string { return Where(l) + " " + text }
 
-// alone returns the declarer of checks that must run with no other check
-// under way: they hide a room, or count what every write of the room
-// changes. They carry Ginkgo's Serial decorator.
-func (d decl) alone() decl {
-	d.serial = true
-	return d
-}
-
 // inLane returns the declarer of checks that share something only one of
 // them may use at a time (the generated-request engine): a Scheduler runs
 // the checks of one lane one after another, beside the others.
@@ -127,7 +119,7 @@ func (d decl) long() decl {
 }
 
 // Placement is how a Scheduler is to place a declared check beside the
-// others (see decl.inLane and decl.long; a Serial check is not placed).
+// others (see decl.inLane and decl.long).
 type Placement struct {
 	Lane  string // checks of one lane run one after another
 	First bool   // started before the others
@@ -232,9 +224,6 @@ func (d decl) decorations() []any {
 	// chose how many checks run at once.
 	if d.timeout > 0 && d.sched() == nil {
 		out = append(out, SpecTimeout(d.timeout))
-	}
-	if d.serial {
-		out = append(out, Serial)
 	}
 	return out
 }

@@ -163,10 +163,8 @@ type Check struct {
 	// Declared is where the check is declared (file:line), as Ginkgo
 	// reports it: the line of the area's file that declares it.
 	Declared string
-	// Serial says the check runs with no other under way.
-	Serial bool
-	key    string // conformance.Key
-	labels []string
+	key      string // conformance.Key
+	labels   []string
 }
 
 // Checks lists every declared check without running any, sorted by name.
@@ -179,7 +177,7 @@ func (s *Suite) Checks() []Check {
 		}
 		labels := sr.Labels()
 		out = append(out, Check{Name: sr.FullText(), IDs: conformance.RequirementIDs(labels), Profile: conformance.ProfileOf(labels), Area: areaOf(sr.ContainerHierarchyTexts),
-			Declared: conformance.Where(sr.LeafNodeLocation), Serial: sr.IsSerial, key: conformance.Key(sr.LeafNodeLocation, sr.LeafNodeText), labels: labels})
+			Declared: conformance.Where(sr.LeafNodeLocation), key: conformance.Key(sr.LeafNodeLocation, sr.LeafNodeText), labels: labels})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -312,8 +310,7 @@ type Config struct {
 	// another, each in its Ginkgo spec; 0 chooses after the preflight
 	// (AutoChecks for a target outside this process, in one Ginkgo
 	// process, whose fastest answer took AutoSlow or more; else 1).
-	// Checks declared Serial still run alone, after the others. Beside
-	// each other, CheckTimeout bounds each check (0: the suite's spec
+	// Beside each other, CheckTimeout bounds each check (0: the suite's spec
 	// timeout) in place of Ginkgo's spec timeout.
 	Checks       int
 	CheckTimeout time.Duration

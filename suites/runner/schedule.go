@@ -12,8 +12,7 @@ import (
 // scheduler runs a run's checks beside each other, n at a time, outside
 // their Ginkgo specs: each records what it did (conformance.Recording) and
 // its spec replays that when Ginkgo reaches it, so the report is built as
-// when the checks run one after another. Checks declared Serial are not
-// its own: their specs run them once every other check has ended.
+// when the checks run one after another.
 type scheduler struct {
 	run   *runState
 	byKey map[string]*scheduled
@@ -28,23 +27,17 @@ type scheduled struct {
 	rec   *conformance.Recording
 }
 
-// startScheduler starts the checks of the run that are not Serial, at
-// most n at a time, in the order given; specTimeout bounds each (0: no
+// startScheduler starts the checks of the run, at most n at a time, in the order given; specTimeout bounds each (0: no
 // bound).
 func startScheduler(run *runState, checks []Check, n int, specTimeout time.Duration) *scheduler {
 	s := &scheduler{run: run, byKey: map[string]*scheduled{}, others: make(chan struct{})}
 	// A job is one check, or the checks of one lane in turn; jobs of long
 	// checks go first.
 	var first, rest [][]*scheduled
-	var serial []*scheduled
 	lanes := map[string]int{} // lane → its job's index in first or rest, +1; negative in first
 	for _, c := range checks {
 		sc := &scheduled{check: c, done: make(chan struct{})}
 		s.byKey[c.key] = sc
-		if c.Serial {
-			serial = append(serial, sc)
-			continue
-		}
 		p := conformance.PlacementOf(c.key)
 		if i, ok := lanes[p.Lane]; ok {
 			if i < 0 {
@@ -87,10 +80,6 @@ func startScheduler(run *runState, checks []Check, n int, specTimeout time.Durat
 		}
 		close(work)
 		wg.Wait()
-		for _, sc := range serial {
-			s.runOne(sc, specTimeout)
-			close(sc.done)
-		}
 		close(s.others)
 	}()
 	return s
