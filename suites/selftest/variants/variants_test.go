@@ -1,5 +1,6 @@
 // Package variants runs every conforming variant of the self-test: the
-// core profile must pass each (see suites/selftest).
+// core profile must pass each (see suites/selftest), with its checks one
+// after another and with 8 of them at once, as a far target gets them.
 package variants
 
 import (
@@ -10,3 +11,9 @@ import (
 )
 
 func TestEveryVariantPasses(t *testing.T) { matrixrun.Check(t, "--variants") }
+
+// Beside each other, the checks must not take another check's writes for
+// the variant's (a conforming server has no other freedom to show them).
+func TestEveryVariantPassesWithChecksBesideEachOther(t *testing.T) {
+	matrixrun.Check(t, "--variants", "--concurrent-checks", "8")
+}
