@@ -317,7 +317,7 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 	fs.IntVar(&o.examples, "examples", 0, "random `requests` each generated check draws per operation besides its coverage cases (0: the default, 4)")
 	fs.IntVar(&o.modelSequences, "model-sequences", 0, "random `sequences` each check of the model of the API draws (0: the default, 4)")
 	fs.IntVar(&o.parallel, "parallel", generate.DefaultParallel, "`N`: how many requests a generated check may have in flight at once (1: one at a time, and one check at a time unless --concurrent-checks says otherwise; --rate and the waits after 429 and 503 hold for all of them)")
-	fs.IntVar(&o.checksAtOnce, "concurrent-checks", 0, "`N`: how many checks may run at once (1: one after another; 0: 16 when even the fastest answer of a named target, over its preflight and three GET /v1/user after it, took 20ms or more, else 1); beside each other, checks that compare the write room across requests hold the others' writes back while they do")
+	fs.IntVar(&o.checksAtOnce, "concurrent-checks", 0, "`N`: how many checks may run at once (1: one after another; 0: 16 when even the fastest answer of a named target, over its preflight and three GET /v1/user after it, took 20ms or more, else 1); beside each other, a check that compares the write room across requests holds the others' writes back while it reads, or tells their writes from a change of its own request by what they named")
 	var rf recordFlags
 	rf.register(fs)
 	if err := fs.Parse(args); err != nil {

@@ -54,8 +54,9 @@ func generatedSpecs(d decl) {
 	Describe("Generated requests", func() {
 		lane := d.inLane("generated").long() // one engine, which runs one property at a time
 		// GEN-REFUSED-NO-CHANGE and GEN-GET-NO-CHANGE compare the room
-		// before and after each case: beside other checks they hold the
-		// others' writes back while they do (generate.Config.Quiet).
+		// before and after each case: beside other checks, a change the
+		// others' writes do not account for is confirmed while they are
+		// held back (generate.Config.Quiet).
 		for _, p := range generate.Properties() {
 			lane.it(strings.TrimSuffix(p.Text, "."), reqs(append([]string{p.ID}, p.Owners...)...), func(e *Env) {
 				if p.Writes && e.Target.WriteRoom == "" {
