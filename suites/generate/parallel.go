@@ -97,8 +97,9 @@ import (
 // would have been none, so a later property on the same server may start
 // from another state than in turn. Most of what is left to wait for in GEN-REFUSED-NO-CHANGE are
 // rounds of one case: most of its cases may write or read outside the
-// write room. TestParallelStatePropertiesAreFasterAtADelay times both
-// properties in turn and in rounds.
+// write room. TestParallelStatePropertiesWaitForHalfTheAnswers counts the
+// answers both properties wait for one after another, in turn and in
+// rounds.
 
 // concurrent reports whether a property's cases may be in flight
 // together.
