@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -164,5 +165,36 @@ func TestObserveConcurrently(t *testing.T) {
 	}
 	if n != [2]int{8, 8} {
 		t.Errorf("per user %v", n)
+	}
+}
+
+// A session cookie is a credential nobody listed as a secret: neither its
+// value in the answer's Set-Cookie nor the same value sent back in a Cookie
+// header is kept, in the exchange or in its curl command.
+func TestSessionCookiesAreNotKept(t *testing.T) {
+	const session = "sid_q8x2kd0w"
+	c, obs := observingClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Set-Cookie", "chat_sid="+session+"; Path=/; HttpOnly")
+		reply(200, "["+user+"]")(w, r)
+	})
+	resp, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token,
+		Header: http.Header{"Cookie": {"chat_sid=" + session + "; theme=dark"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := resp.Exchange
+	if got := x.ResponseHeader.Get("Set-Cookie"); got != "chat_sid=REDACTED; Path=/; HttpOnly" {
+		t.Errorf("Set-Cookie kept as %q", got)
+	}
+	if !strings.Contains(x.Curl(), "Cookie: chat_sid=REDACTED; theme=REDACTED") {
+		t.Errorf("curl %q", x.Curl())
+	}
+	for _, o := range obs.list() {
+		if strings.Contains(o.Reproduce, session) {
+			t.Errorf("observed reproduce %q", o.Reproduce)
+		}
+	}
+	if b, _ := json.Marshal(x); strings.Contains(string(b), session) {
+		t.Errorf("the exchange keeps the session: %s", b)
 	}
 }

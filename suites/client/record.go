@@ -126,6 +126,9 @@ func (c *Client) reproduce(req *http.Request, body []byte) string {
 	fmt.Fprintf(&b, " -X %s", req.Method)
 	for _, k := range sortedKeys(req.Header) {
 		for _, v := range req.Header[k] {
+			if strings.EqualFold(k, "Cookie") {
+				v = c.red.CookieValues(v) // this command does not carry a session
+			}
 			fmt.Fprintf(&b, " -H %s", shellQuote(mark(k+": "+v, MaxRecordedValue)))
 		}
 	}

@@ -248,8 +248,32 @@ func (r *Redactor) headerValue(k, v string, request bool, limit int) string {
 		return r.Marker()
 	case request && (lk == "proxy-authorization" || lk == "x-access-token" || lk == "cookie"):
 		return r.Marker()
+	case !request && lk == "set-cookie":
+		// A session cookie is a credential: its value goes, its name and
+		// attributes stay (a replay still finds a cookie by its name).
+		pair, attrs, ok := strings.Cut(v, ";")
+		v = r.CookieValues(pair)
+		if ok {
+			v += ";" + attrs
+		}
 	}
 	return r.Cut(v, limit)
+}
+
+// CookieValues is a Cookie header's value (name=value pairs separated by
+// semicolons) with every cookie's value replaced by the marker: a session
+// cookie is a credential the run did not choose, so no list of secrets
+// holds it. Names stay; a pair without a name is replaced whole.
+func (r *Redactor) CookieValues(v string) string {
+	pairs := strings.Split(v, ";")
+	for i, pair := range pairs {
+		if name, _, ok := strings.Cut(pair, "="); ok {
+			pairs[i] = name + "=" + r.Marker()
+		} else {
+			pairs[i] = r.Marker()
+		}
+	}
+	return strings.Join(pairs, ";")
 }
 
 // Cut returns s redacted and shortened to about max bytes of its original

@@ -402,9 +402,10 @@ func TestRedactorHeader(t *testing.T) {
 	if got := r.Header(in, true); !reflect.DeepEqual(got, want) {
 		t.Errorf("request header:\n got %v\nwant %v", got, want)
 	}
-	// In a response, only values holding a secret change.
-	resp := http.Header{"Set-Cookie": {"a=b"}, "X-Echo": {"was s3cr3t-token"}}
-	if got := r.Header(resp, false); !reflect.DeepEqual(got, http.Header{"Set-Cookie": {"a=b"}, "X-Echo": {"was REDACTED"}}) {
+	// In a response, values holding a secret change, and a cookie's value
+	// (a session is a credential) but not its name or attributes.
+	resp := http.Header{"Set-Cookie": {"sid=abc123; Path=/; HttpOnly", "odd"}, "X-Echo": {"was s3cr3t-token"}}
+	if got := r.Header(resp, false); !reflect.DeepEqual(got, http.Header{"Set-Cookie": {"sid=REDACTED; Path=/; HttpOnly", "REDACTED"}, "X-Echo": {"was REDACTED"}}) {
 		t.Errorf("response header: %v", got)
 	}
 	if in.Get("X-Echo") != "was s3cr3t-token" {

@@ -685,6 +685,9 @@ func (p *Proxy) reproduce(j *job, body []byte, red *client.Redactor) string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		for _, v := range j.header[k] {
+			if strings.EqualFold(k, "Cookie") {
+				v = red.CookieValues(v) // this command does not carry a session
+			}
 			b.WriteString(" -H " + mark(k+": "+v))
 		}
 	}

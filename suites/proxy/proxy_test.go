@@ -21,6 +21,7 @@ import (
 	"github.com/chatrooms/conformance/reference"
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/bundled"
+	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/target"
 )
 
@@ -481,5 +482,19 @@ func TestAClientsMalformedBodyIsTheClientsViolation(t *testing.T) {
 func TestDefaultListenAddress(t *testing.T) {
 	if DefaultListen != "127.0.0.1:9443" {
 		t.Errorf("DefaultListen is %s, want 127.0.0.1:9443 (chatref's default is 127.0.0.1:8443)", DefaultListen)
+	}
+}
+
+// A client's session cookie goes through the proxy, but not into the curl
+// command of its exchange: the value is a credential.
+func TestReproduceDoesNotCarryASession(t *testing.T) {
+	d := &target.Description{BaseURL: "https://chat.example", Users: []target.User{{Token: "tok-one-0123456789"}}}
+	p := &Proxy{cfg: Config{Target: d}}
+	red := client.NewRedactor(d.Secrets()...)
+	j := &job{method: "GET", path: "/v1/user", header: http.Header{
+		"Authorization": {"Bearer tok-one-0123456789"}, "Cookie": {"sid=s3ss10n; lang=en"}}}
+	got := p.reproduce(j, nil, red)
+	if strings.Contains(got, "s3ss10n") || strings.Contains(got, "tok-one") || !strings.Contains(got, "sid=REDACTED") {
+		t.Errorf("reproduce %s", got)
 	}
 }
