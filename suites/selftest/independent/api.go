@@ -68,6 +68,11 @@ type call struct {
 	// msgsSeen (defect send-concurrent-lost-update) is the length of the
 	// room's message list read before the lock, else -1.
 	msgsSeen int
+	// readSnap (defect mark-read-room-doc-lost-update) is the read state of
+	// the room's messages as loaded before the lock, else nil.
+	readSnap map[*msg]map[*member]bool
+	// v2 (defect v1-orgs-gone-410) tells that the request came in under /v2.
+	v2 bool
 }
 
 type handler func(*call) outcome
@@ -188,6 +193,10 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	} else {
 		h.Set("Content-Type", "application/json")
 	}
+	if out.good && g.w.is("ctype-header-doubled") && strings.HasPrefix(req.URL.Path, "/v1/user/") {
+		// The user router's security middleware adds its default type; the JSON writer adds its own after it.
+		h["Content-Type"] = append([]string{"text/html; charset=utf-8"}, h.Values("Content-Type")...)
+	}
 	if out.allow != "" {
 		h.Set("Allow", out.allow)
 	}
@@ -196,6 +205,9 @@ func (g *gateway) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	}
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(payload)))
+	if g.w.is("content-length-in-characters") {
+		h.Set("Content-Length", strconv.Itoa(utf8.RuneCount(payload))) // the length of the string, not of its bytes
+	}
 	rw.WriteHeader(out.status)
 	if req.Method != http.MethodHead {
 		_, _ = rw.Write(payload)
@@ -237,6 +249,26 @@ func (g *gateway) handle(req *http.Request) outcome {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	var readSnap map[*msg]map[*member]bool
+	if w.is("mark-read-room-doc-lost-update") && req.Method == http.MethodPost {
+		// The room's read-state document is loaded before the lock and saved back whole.
+		segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+		if len(segs) == 6 && segs[0] == "v1" && segs[1] == "user" && segs[3] == "rooms" && segs[5] == "unreadItems" {
+			w.mu.Lock()
+			if r := w.roomByID[segs[4]]; r != nil {
+				readSnap = map[*msg]map[*member]bool{}
+				for _, m := range r.msgs {
+					cp := map[*member]bool{}
+					for p, read := range m.readers {
+						cp[p] = read
+					}
+					readSnap[m] = cp
+				}
+			}
+			w.mu.Unlock()
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	if w.is("auth-identity-race") && req.Header.Get("Authorization") != "" {
 		// The credentials are parked in a field shared by all requests while the session store is asked.
 		w.raceMu.Lock()
@@ -254,7 +286,19 @@ func (g *gateway) handle(req *http.Request) outcome {
 	if me == nil {
 		return complain(http.StatusUnauthorized, "a valid access token is required")
 	}
+	if w.is("auth-context-leak-flaky") {
+		// The worker's user context is set per request but read before it is reset.
+		prev := w.ctxUser
+		w.ctxUser = me
+		if prev != nil && prev != me && w.every("auth-context-leak-flaky", 9) {
+			me = prev
+		}
+	}
 	segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	v2 := false
+	if w.is("v1-orgs-gone-410") && len(segs) == 4 && segs[0] == "v2" && segs[1] == "user" && segs[3] == "orgs" {
+		segs[0], v2 = "v1", true // the organisations route moved to the /v2 router
+	}
 	if w.is("unread-routes-without-v1") && len(segs) >= 5 {
 		// The unread items router was mounted on the root router, outside the /v1 group.
 		if segs[0] == "v1" && len(segs) == 6 && segs[1] == "user" && segs[3] == "rooms" && segs[5] == "unreadItems" {
@@ -292,6 +336,8 @@ func (g *gateway) handle(req *http.Request) outcome {
 			vSeen: vSeen,
 
 			msgsSeen: msgsSeen,
+			readSnap: readSnap,
+			v2:       v2,
 
 			viaQuery: req.Header.Get("Authorization") == "" && req.URL.Query().Get("access_token") != "",
 		})
@@ -330,6 +376,9 @@ func (w *world) identify(req *http.Request) *member {
 			}
 		}
 		w.lastUser = me
+		if w.is("auth-anonymous-inherits-connection-user") {
+			w.connUser[req.RemoteAddr] = me // kept in the connection's context
+		}
 	case presented:
 		if w.is("auth-lockout-after-bad-token") {
 			w.locked[clientHost(req)] = true // a failed attempt locks the client address
@@ -340,6 +389,9 @@ func (w *world) identify(req *http.Request) *member {
 	default:
 		if w.is("auth-anonymous-first-user") {
 			me = w.people[0]
+		}
+		if w.is("auth-anonymous-inherits-connection-user") {
+			me = w.connUser[req.RemoteAddr] // the context of the connection's previous request was not reset
 		}
 		if w.is("auth-anonymous-path-user") {
 			// The :userId of the path was meant to be checked against the token, not to replace it.
@@ -681,6 +733,9 @@ func (w *world) markOne(m *msg, u *member) {
 		}
 		return
 	}
+	if w.is("mark-read-bumps-v") && !m.readers[u] {
+		m.v++ // the ORM raises the version column on every save
+	}
 	m.readers[u] = true
 }
 
@@ -744,6 +799,16 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 	}
 	if out.OneToOne {
 		peer := r.peer(u)
+		if w.is("dm-peer-from-visible-members") {
+			// The members query has a default scope that leaves hidden memberships out.
+			peer = u
+			for _, p := range r.members {
+				if p != u && !r.hidden[p] {
+					peer = p
+					break
+				}
+			}
+		}
 		out.Name = peer.display
 		out.URL = "/" + peer.username
 		out.User = userView(peer, false)
@@ -774,6 +839,9 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 		}
 		if w.is("dm-peer-url-display") {
 			out.User.URL = "/" + strings.ToLower(strings.ReplaceAll(peer.display, " ", ""))
+		}
+		if w.is("dm-user-id-membership-row") {
+			out.User.ID = "mbr_" + strings.TrimPrefix(r.id, "room_") + strconv.Itoa(indexMember(r.members, peer)) // the membership row's id
 		}
 	} else {
 		out.Name = r.uri
@@ -834,6 +902,9 @@ func (w *world) roomView(r *room, u *member) roomJSON {
 	}
 	if w.is("room-unread-sums-both-lists") {
 		out.UnreadItems += out.Mentions // the lengths of both unread lists, added up
+	}
+	if w.is("room-unread-capped-badge") {
+		out.UnreadItems, out.Mentions = min(out.UnreadItems, 99), min(out.Mentions, 99) // the badge shows 99+
 	}
 	if drift := w.countDrift[r][u]; drift > 0 {
 		out.UnreadItems += drift // defect room-count-decrement-per-request: one decrement per request
@@ -913,7 +984,16 @@ func (w *world) messageView(m *msg, u *member) messageJSON {
 		V:        m.v,
 		Status:   m.status,
 	}
-	out.ReadBy += m.rereads
+	out.ReadBy += m.rereads + m.readByBonus
+	if w.is("avatar-initials-name-unescaped") {
+		initialsAvatars(out.FromUser, m.from)
+	}
+	if w.is("unread-flag-own-messages") && m.from == u && m.room.has(u) {
+		out.Unread = !m.readers[u] // read receipts only, the sender not left out
+	}
+	for k, v := range m.meta {
+		out.Meta[k] = v // defect send-body-extras-into-meta
+	}
 	if w.is("fromuser-url-by-id") {
 		out.FromUser.URL = "/" + m.from.id
 	}
@@ -1062,6 +1142,9 @@ func showMe(c *call) outcome {
 	if c.w.is("me-url-no-slash") {
 		u.URL = c.me.username
 	}
+	if c.w.is("avatar-initials-name-unescaped") {
+		initialsAvatars(u, c.me)
+	}
 	if c.w.is("me-url-api-path") {
 		u.URL = "/v1/user/" + c.me.id // the API's self link
 	}
@@ -1128,6 +1211,31 @@ func listRooms(c *call) outcome {
 	sort.SliceStable(mine, func(i, j int) bool {
 		return mine[i].lastAccess[c.me].After(mine[j].lastAccess[c.me])
 	})
+	if c.w.is("rooms-keyed-by-access-time") {
+		// The rooms were sorted through a map keyed by their access time: rooms visited at the same instant collapse.
+		byTime := map[int64]*room{}
+		var keys []int64
+		for _, r := range mine {
+			k := r.lastAccess[c.me].UnixNano()
+			if _, dup := byTime[k]; !dup {
+				keys = append(keys, k)
+			}
+			byTime[k] = r
+		}
+		mine = mine[:0]
+		for _, k := range keys {
+			mine = append(mine, byTime[k])
+		}
+	}
+	if c.w.is("rooms-list-delivers-as-read") {
+		for _, r := range mine {
+			if r.kind == kindOneToOne {
+				for _, m := range r.msgs {
+					c.w.markOne(m, c.me) // the delivery receipt of the sync was stored as a read receipt
+				}
+			}
+		}
+	}
 	out := make([]roomJSON, 0, len(mine))
 	zero := c.w.every("room-counts-zero-flaky", 5)
 	epoch := c.w.every("room-lastaccess-epoch-flaky", 5)
@@ -1148,6 +1256,9 @@ func listRooms(c *call) outcome {
 				v.PlatformType = kindRepo // owner/name was taken for a repository
 			}
 		}
+		if c.w.is("rooms-url-path-escaped") && r.kind != kindOneToOne {
+			v.URL = "/" + url.PathEscape(r.uri) // the uri escaped as one path segment
+		}
 		if c.w.is("channel-usercount-in-rooms-list") && r.kind == kindChannel {
 			n := len(r.members) // the rooms list fills every counter of a group room
 			v.UserCount = &n
@@ -1163,6 +1274,22 @@ func listRooms(c *call) outcome {
 			}
 		}
 		out = append(out, v)
+	}
+	if c.w.every("room-counts-zipped-flaky", 5) {
+		// A cold count cache: the counts come from a GROUP BY that has no row for rooms
+		// without unread messages, and are zipped with the rooms by position.
+		var counts [][2]int
+		for _, v := range out {
+			if v.UnreadItems > 0 {
+				counts = append(counts, [2]int{v.UnreadItems, v.Mentions})
+			}
+		}
+		for i := range out {
+			out[i].UnreadItems, out[i].Mentions = 0, 0
+			if i < len(counts) {
+				out[i].UnreadItems, out[i].Mentions = counts[i][0], counts[i][1]
+			}
+		}
 	}
 	if c.w.is("rooms-list-cached-until-send") {
 		c.w.roomsCache[c.me] = out
@@ -1184,6 +1311,22 @@ func listRooms(c *call) outcome {
 		return ok(http.StatusOK, objs)
 	}
 	return ok(http.StatusOK, out)
+}
+
+// initialsAvatars points the avatars of u at the initials service, built
+// from the display name without escaping it (defect avatar-initials-name-unescaped).
+func initialsAvatars(u *userJSON, p *member) {
+	u.AvatarURLSmall = "https://avatars.chat.test/initials?name=" + p.display + "&s=60"
+	u.AvatarURLMedium = "https://avatars.chat.test/initials?name=" + p.display + "&s=128"
+}
+
+func indexMember(ms []*member, p *member) int {
+	for i, m := range ms {
+		if m == p {
+			return i
+		}
+	}
+	return -1
 }
 
 // orgOwner is the first member of the organisation whose room r is.
@@ -1209,6 +1352,9 @@ func hideRoom(c *call) outcome {
 	if !found {
 		return nothing()
 	}
+	if c.w.is("hide-dm-refused") && r.kind == kindOneToOne {
+		return complain(http.StatusBadRequest, "a one-to-one conversation cannot be left") // hiding goes through the leave-room path
+	}
 	switch {
 	case c.w.is("hide-ignored"):
 	case c.w.is("hide-needs-all-read") && len(c.w.unreadView(r, c.me).Chat) > 0:
@@ -1232,6 +1378,14 @@ func hideRoom(c *call) outcome {
 	case c.w.is("hide-toggle") && r.hidden[c.me]:
 		r.hidden[c.me] = false // the flag is flipped, not set
 	case c.w.every("hide-lost-flaky", 3):
+	case c.w.is("hide-matches-uri-prefix"):
+		// UPDATE ... WHERE user = ? AND uri LIKE :uri || '%'
+		for _, x := range c.w.rooms {
+			if x.has(c.me) && strings.HasPrefix(x.uri, r.uri) {
+				x.hidden[c.me] = true
+			}
+		}
+		c.w.hidAny[c.me] = true
 	case c.w.is("hide-next-room"):
 		var visible []*room
 		at := 0
@@ -1286,6 +1440,7 @@ func (w *world) unreadView(r *room, u *member) unreadJSON {
 	if w.is("unread-scans-newest-page") && len(msgs) > defaultLimit {
 		msgs = msgs[len(msgs)-defaultLimit:] // one default page of the newest
 	}
+	chatRows := 0 // defect unread-chat-oldest-100
 	for _, m := range msgs {
 		if w.is("unread-status-skipped") && m.status {
 			continue // status updates were taken for system lines
@@ -1313,8 +1468,9 @@ func (w *world) unreadView(r *room, u *member) unreadJSON {
 			if w.is("unread-mention-latest-only") && mentioned && !w.mentionGone(m, u) {
 				out.Mention = out.Mention[:0] // one last-mention pointer per user and room
 			}
-			if !(w.is("unread-mention-excluded-from-chat") && mentioned) {
-				out.Chat = append(out.Chat, m.id)
+			if !(w.is("unread-mention-excluded-from-chat") && mentioned) && !(w.is("unread-chat-oldest-100") && chatRows >= 100) {
+				out.Chat = append(out.Chat, m.id) // defect unread-chat-oldest-100: ORDER BY sent LIMIT 100
+				chatRows++
 			}
 			if mentioned && !w.mentionGone(m, u) {
 				out.Mention = append(out.Mention, m.id)
@@ -1335,6 +1491,17 @@ func showUnread(c *call) outcome {
 		return nothing()
 	}
 	out := c.w.unreadView(r, c.me)
+	if c.w.is("unread-cached-until-mark") {
+		// Cached per user and room; only the user's own marks drop the entry.
+		if hit, found := c.w.unreadCache[c.me][r]; found {
+			out = hit
+		} else {
+			if c.w.unreadCache[c.me] == nil {
+				c.w.unreadCache[c.me] = map[*room]unreadJSON{}
+			}
+			c.w.unreadCache[c.me][r] = out
+		}
+	}
 	if lag, found := c.w.preMark[c.me][r]; found && c.w.every("unread-replica-lag-flaky", 4) {
 		out = lag // read from a replica that has not seen the latest mark yet
 	}
@@ -1365,6 +1532,9 @@ func showUnread(c *call) outcome {
 		}
 		return ok(http.StatusOK, map[string]any{"chat": chat, "mention": out.Mention})
 	}
+	if c.w.is("unread-keys-untagged") {
+		return ok(http.StatusOK, struct{ Chat, Mention []string }{out.Chat, out.Mention}) // a struct without json tags
+	}
 	if c.w.is("unread-mention-omitted-empty") && len(out.Mention) == 0 {
 		return ok(http.StatusOK, map[string][]string{"chat": out.Chat}) // empty lists omitted
 	}
@@ -1388,6 +1558,20 @@ func markRead(c *call) outcome {
 	raw, present := obj["chat"]
 	if !present || json.Unmarshal(raw, &ids) != nil {
 		return complain(http.StatusUnprocessableEntity, "chat must be an array of message ids")
+	}
+	if c.readSnap != nil {
+		// The read-state document loaded before the lock is saved back with this request's marks only.
+		for _, m := range r.msgs {
+			if snap, loaded := c.readSnap[m]; loaded {
+				m.readers = snap
+			}
+		}
+	}
+	if c.w.is("mark-read-empty-marks-all") && len(ids) == 0 {
+		ids = nil
+		for _, m := range r.msgs {
+			ids = append(ids, m.id) // WHERE id IN (:ids) left out for an empty list
+		}
 	}
 	if c.w.is("mark-read-dedup-drops-last") && len(ids) > 1 {
 		sorted := append([]string(nil), ids...)
@@ -1428,7 +1612,9 @@ func markRead(c *call) outcome {
 	}
 	touched := false
 	marked := 0
-	newlyRead := 0 // defect room-count-decrement-per-request
+	newlyRead := 0   // defect room-count-decrement-per-request
+	var newest *msg  // defect room-lastaccess-from-marked-message
+	var batch []*msg // defect readby-raised-by-batch-size
 	for _, id := range ids {
 		m := c.w.msgByID[id]
 		if m == nil || m.room != r {
@@ -1444,6 +1630,10 @@ func markRead(c *call) outcome {
 		marked++
 		if c.w.unreadFor(m, c.me) {
 			newlyRead++
+			batch = append(batch, m)
+		}
+		if newest == nil || m.seq > newest.seq {
+			newest = m
 		}
 		if c.w.is("mark-read-mention-stays-chat") && c.w.mentioned(m, c.me) && c.w.unreadFor(m, c.me) {
 			// The mention index was cleared; the chat index was keyed with the mention flag and missed.
@@ -1473,7 +1663,18 @@ func markRead(c *call) outcome {
 		}
 		c.w.countDrift[r][c.me] += newlyRead - 1 // the counter went down once for the request
 	}
+	if c.w.is("readby-raised-by-batch-size") {
+		for _, m := range batch {
+			if m.readers[c.me] {
+				m.readByBonus += len(ids) - 1 // readBy = readBy + :count, the size of the batch
+			}
+		}
+	}
 	c.touch(r)
+	if newest != nil && c.w.is("room-lastaccess-from-marked-message") {
+		r.lastAccess[c.me] = newest.sent // the access time is taken from the read watermark
+	}
+	delete(c.w.unreadCache[c.me], r) // defect unread-cached-until-mark
 	if c.w.is("room-lastaccess-cached-first-list") {
 		delete(c.w.accessCache[c.me], r)
 	}
@@ -1495,6 +1696,9 @@ type orgJSON struct {
 func listOrgs(c *call) outcome {
 	if o, fine := c.self(c.args[0]); !fine {
 		return o
+	}
+	if c.w.is("v1-orgs-gone-410") && !c.v2 {
+		return complain(http.StatusGone, "moved to /v2/user/:userId/orgs") // the /v1 route was retired with the new code-host integration
 	}
 	out := []orgJSON{}
 	relative := c.w.every("org-avatar-flaky", 6)
@@ -1547,7 +1751,7 @@ func listOrgs(c *call) outcome {
 }
 
 type repoJSON struct {
-	ID      int       `json:"id"`
+	ID      any       `json:"id"` // an int, but for defect repo-id-shadowed-by-room
 	Name    string    `json:"name"`
 	URI     any       `json:"uri,omitempty"`     // a string; nil only for defect repo-uri-from-room
 	Private any       `json:"private,omitempty"` // a bool; nil only for defect repo-private-omitempty
@@ -1614,6 +1818,9 @@ func listRepos(c *call) outcome {
 		if p.room != nil {
 			v := c.w.roomView(p.room, c.me)
 			e.Room = &v
+			if c.w.is("repo-id-shadowed-by-room") {
+				e.ID = p.room.id // SELECT * over the join: the room's id column shadows the repository's
+			}
 		} else if borrow && len(out) > 0 {
 			e.Room = out[len(out)-1].Room
 		} else if c.w.is("repo-room-owner-match") {
@@ -1657,6 +1864,9 @@ func listChannels(c *call) outcome {
 		}
 		out = append(out, v)
 	}
+	if c.w.every("channels-empty-flaky", 5) {
+		out = []roomJSON{} // the code host's call timed out and the empty fallback was served
+	}
 	if c.w.every("channel-kind-flaky", 8) {
 		for i := range out {
 			out[i].PlatformType = "CHANNEL"
@@ -1670,6 +1880,9 @@ func listChannels(c *call) outcome {
 			}
 		}
 		return ok(http.StatusOK, objs)
+	}
+	if c.w.is("channels-single-unwrapped") && len(out) == 1 {
+		return ok(http.StatusOK, out[0]) // a serializer that collapses one-element lists
 	}
 	return ok(http.StatusOK, out)
 }
@@ -1710,6 +1923,14 @@ func listMessages(c *call) outcome {
 	if !found {
 		return nothing()
 	}
+	if c.w.is("list-previous-room-flaky") {
+		// The query object is shared between requests; now and then it still holds the previous request's room.
+		prev := c.w.listRoomPrev
+		c.w.listRoomPrev = r
+		if prev != nil && prev != r && c.w.every("list-previous-room-flaky", 7) {
+			r = prev
+		}
+	}
 	limit, fine := intParam(c.query, "limit", defaultLimit)
 	if !fine || limit < 1 {
 		return complain(http.StatusUnprocessableEntity, "limit must be a positive integer")
@@ -1717,8 +1938,15 @@ func listMessages(c *call) outcome {
 	capped := !c.w.is("limit-unbounded") && !(c.w.is("limit-cap-skip") && c.query.Has("skip")) &&
 		!(c.w.is("limit-cap-search") && c.query.Get("q") != "") &&
 		!(c.w.is("limit-cap-around") && c.query.Get("aroundId") != "")
+	if c.w.is("limit-int32-wrap-unbounded") && int32(limit) <= 0 {
+		capped = false
+		limit = 1 << 30 // the 32-bit page size wrapped to zero or below, which means "no limit"
+	}
 	if limit > maxLimit && capped {
 		limit = maxLimit
+	}
+	if c.w.is("limit-compared-as-text") && c.query.Get("limit") > strconv.Itoa(maxLimit) {
+		limit = maxLimit // the bound came from the environment as text and was compared as text
 	}
 	if limit >= maxLimit && c.w.is("limit-99") {
 		limit = maxLimit - 1
@@ -1739,6 +1967,9 @@ func listMessages(c *call) outcome {
 	}
 	if skip > 0 && c.w.is("skip-off-by-one") {
 		skip--
+	}
+	if c.w.is("skip-taken-as-page-number") {
+		skip *= limit // the offset was taken for a page number
 	}
 	anchor := func(name string) (*msg, bool) {
 		id := c.query.Get(name)
@@ -1762,6 +1993,9 @@ func listMessages(c *call) outcome {
 	}
 	if around != nil && (before != nil || after != nil) {
 		return complain(http.StatusUnprocessableEntity, "aroundId cannot be combined with beforeId or afterId")
+	}
+	if around != nil && c.w.every("around-old-node-flaky", 4) {
+		around = nil // served by a node of the previous release, which does not know aroundId
 	}
 	if before != nil && !c.query.Has("limit") && c.w.is("before-needs-limit") {
 		before = nil // the cursor query is built only in the branch for explicit page sizes
@@ -1952,6 +2186,16 @@ func listMessages(c *call) outcome {
 			start, end = max(0, pos-limit/2), min(len(pool), pos+limit/2+1)
 		}
 		page = append(page, pool[start:end]...)
+		if c.w.is("around-time-window-oldest-cut") {
+			// WHERE sent BETWEEN anchor - 1h AND anchor + 1h ORDER BY sent LIMIT :limit
+			var near []*msg
+			for _, m := range pool {
+				if d := m.sent.Sub(around.sent); d >= -time.Hour && d <= time.Hour {
+					near = append(near, m)
+				}
+			}
+			page = near[:min(limit, len(near))]
+		}
 		if c.w.is("around-gap-after-anchor") && pos+1 < end {
 			// The second half was fetched after the anchor with a skip of one.
 			from := pos + 2
@@ -2021,6 +2265,20 @@ func listMessages(c *call) outcome {
 			if c.w.is("before-by-sent-time") {
 				hi = sort.Search(len(pool), func(i int) bool { return !pool[i].sent.Before(before.sent) })
 			}
+			if c.w.is("before-tie-broken-by-id") && after == nil {
+				// Keyset condition (sent, id) < (anchor.sent, anchor.id), as if ids grew with time.
+				kept := make([]*msg, 0, len(pool))
+				for _, m := range pool {
+					if m.sent.Before(before.sent) || m.sent.Equal(before.sent) && m.id < before.id {
+						kept = append(kept, m)
+					}
+				}
+				pool, hi = kept, len(kept)
+			}
+			if c.w.is("before-anchor-time-from-edit") && !before.edited.IsZero() {
+				// The anchor's time was read from its last change.
+				hi = sort.Search(len(pool), func(i int) bool { return !pool[i].sent.Before(before.edited) })
+			}
 			if c.w.is("before-compares-ids") {
 				hi = len(pool)
 			}
@@ -2069,6 +2327,11 @@ func listMessages(c *call) outcome {
 				n = min(limit-1, len(window)) // the anchor took one place, then was dropped
 			}
 			page = append(page, window[:n]...)
+			if c.w.is("after-short-page-filled-with-older") && len(page) < limit {
+				// A short page is topped up to keep the client's viewport full.
+				n := min(limit, hi)
+				page = append([]*msg(nil), pool[hi-n:hi]...)
+			}
 		} else {
 			// Walking backward: skip and take from the newest end.
 			if c.w.is("skip-clamped-to-oldest") && skip > 0 && skip > len(window)-limit {
@@ -2101,6 +2364,9 @@ func listMessages(c *call) outcome {
 			if before != nil && len(page) < limit && c.w.is("before-last-page-empty") {
 				page = nil // a short page was taken for the end of the history
 			}
+			if before != nil && len(page) > 0 && page[0] == r.msgs[0] && c.w.is("before-drops-room-first-message") {
+				page = page[1:] // the backward loop runs while i > 0
+			}
 		}
 		if before != nil && before.status && c.w.is("before-status-anchor-empty") {
 			page = nil // the cursor lookup searched the message table only, not the status side table
@@ -2132,6 +2398,16 @@ func listMessages(c *call) outcome {
 	}
 	if len(page) > 1 && c.w.every("page-dup-flaky", 10) {
 		page[len(page)-1] = page[0]
+	}
+	if c.w.is("list-mentions-join-fanout") {
+		// The page is read through a join with the mentions table, one row per mention.
+		var rows []*msg
+		for _, m := range page {
+			for k := 0; k < max(1, len(m.r.mentions)); k++ {
+				rows = append(rows, m)
+			}
+		}
+		page = rows[max(0, len(rows)-limit):]
 	}
 	// Newest first, then shuffled; the shuffle is the visible part.
 	for i, j := 0, len(page)-1; i < j; i, j = i+1, j-1 {
@@ -2184,6 +2460,22 @@ func listMessages(c *call) outcome {
 		if len(terms) > 0 && c.w.is("search-unread-flag-indexed") {
 			v.Unread = m.room.has(c.me) && m.from != c.me // the flag as indexed when the message was sent
 		}
+		if c.w.is("list-cache-not-invalidated-on-edit") {
+			// The rendered rows are cached per room; a send drops the room's entry, an edit does not.
+			if c.w.listCache[m.room] == nil {
+				c.w.listCache[m.room] = map[*msg]messageJSON{}
+			}
+			if hit, found := c.w.listCache[m.room][m]; found {
+				v.Text, v.HTML, v.URLs, v.Mentions, v.Issues = hit.Text, hit.HTML, hit.URLs, hit.Mentions, hit.Issues
+				v.EditedAt, v.V = hit.EditedAt, hit.V
+			} else {
+				c.w.listCache[m.room][m] = v
+			}
+		}
+		if c.w.is("list-html-mentions-unwrapped") {
+			// The list renderer has no user directory at hand, so no name resolves.
+			v.HTML = renderWith(m.text, func(string) *member { return nil }, c.w.flags(!m.edited.IsZero(), m.from)).html
+		}
 		out = append(out, v)
 	}
 	if c.w.is("list-newest-marks-read") && before == nil && after == nil && around == nil && len(terms) == 0 {
@@ -2212,6 +2504,15 @@ func listMessages(c *call) outcome {
 	}
 	if c.query.Get("q") != "" && c.w.is("search-answer-envelope") {
 		return ok(http.StatusOK, map[string]any{"results": out}) // the search endpoint's envelope
+	}
+	if c.w.is("list-streamed-ndjson-full-page") && len(out) == maxLimit {
+		// Pages of the largest size go through the streaming encoder, one object per line.
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		for _, v := range out {
+			_ = enc.Encode(v)
+		}
+		return outcome{status: http.StatusOK, good: true, raw: b.Bytes()}
 	}
 	o := ok(http.StatusOK, out)
 	if c.query.Get("q") != "" && c.w.is("ctype-search-vnd") {
@@ -2278,6 +2579,14 @@ func showMessage(c *call) outcome {
 		return nothing()
 	}
 	out := c.w.messageView(m, c.me)
+	if c.w.is("get-one-text-from-html-column") {
+		out.Text = out.HTML // the single-message query selects the html column under both names
+	}
+	if c.w.every("fromuser-ghost-on-timeout-flaky", 6) {
+		// The user lookup timed out and the placeholder of deleted accounts was used.
+		out.FromUser = &userJSON{ID: "ghost", Username: "ghost", DisplayName: "Deleted user", URL: "/ghost",
+			AvatarURLSmall: "https://avatars.chat.test/u/ghost?s=60", AvatarURLMedium: "https://avatars.chat.test/u/ghost?s=128"}
+	}
 	if c.w.is("get-one-cached") {
 		// The rendered body is cached by id; only read state is live.
 		if hit, found := c.w.oneCache[m]; found {
@@ -2380,10 +2689,23 @@ func sendMessage(c *call) outcome {
 	if !fine {
 		return o
 	}
+	if raw, has := obj["text"]; has && string(raw) == "null" && c.w.is("send-null-text-stringified") {
+		obj["text"] = json.RawMessage(`"null"`) // String(text) on the decoded value
+	}
 	text, o, fine := textField(obj)
 	if !fine {
 		// A status update was thought to need no text.
 		if !(c.w.is("send-status-without-text") && obj["text"] == nil && string(obj["status"]) == "true") {
+			if c.w.is("send-refused-still-stored") {
+				// The row was inserted before the text was validated, and not rolled back.
+				var partial string
+				_ = json.Unmarshal(obj["text"], &partial)
+				at := c.now
+				if n := len(r.msgs); n > 0 && r.msgs[n-1].sent.After(at) {
+					at = r.msgs[n-1].sent
+				}
+				c.w.seedMessage(r, c.me, partial, at)
+			}
 			return o
 		}
 		text = ""
@@ -2419,6 +2741,14 @@ func sendMessage(c *call) outcome {
 		text = strings.Map(func(r rune) rune {
 			if r > 0xFFFF {
 				return -1 // a three-byte UTF-8 column
+			}
+			return r
+		}, text)
+	}
+	if c.w.is("send-text-latin1-column") {
+		text = strings.Map(func(r rune) rune {
+			if r > 0xFF {
+				return '?' // a latin1 column
 			}
 			return r
 		}, text)
@@ -2460,6 +2790,9 @@ func sendMessage(c *call) outcome {
 	if n := len(r.msgs); n > 0 && r.msgs[n-1].sent.After(at) {
 		at = r.msgs[n-1].sent // never let sending order and time disagree
 	}
+	if c.w.every("sent-from-skewed-node-flaky", 3) {
+		at = c.now.Add(-2 * time.Second) // stamped by a node whose clock runs behind
+	}
 	if c.w.is("send-reverts-edits") {
 		for _, o := range r.msgs {
 			if snap, found := c.w.snaps[o]; found {
@@ -2473,6 +2806,34 @@ func sendMessage(c *call) outcome {
 	}
 	m := c.w.seedMessage(r, from, text, at)
 	m.status = status
+	if status && c.w.is("send-status-applied-to-previous") {
+		m.status = false
+		if prev != nil {
+			prev.status = true // the flag was written to the row read before the insert
+		}
+	}
+	if m.status && c.w.every("send-status-dropped-flaky", 4) {
+		m.status = false // the flag is written by a second statement, which timed out
+	}
+	if c.w.is("search-index-one-behind") {
+		// The indexing job reads the room's newest row before the insert commits.
+		m.indexed = ""
+		if prev != nil && prev.indexed == "" {
+			prev.indexed = prev.text
+		}
+	}
+	if c.w.is("send-body-extras-into-meta") {
+		for k, raw := range obj {
+			var v any
+			if k != "text" && json.Unmarshal(raw, &v) == nil {
+				if m.meta == nil {
+					m.meta = map[string]any{}
+				}
+				m.meta[k] = v // every other field of the body is kept as metadata
+			}
+		}
+	}
+	delete(c.w.listCache, r) // defect list-cache-not-invalidated-on-edit: a send drops the room's cached rows
 	if prev != nil && c.w.is("send-v-from-previous-message") {
 		m.v = prev.v // the row was built by copying the room's previous one
 	}
@@ -2525,6 +2886,8 @@ func sendMessage(c *call) outcome {
 		if prev != nil {
 			r.lastAccess[c.me] = prev.sent // the time was read off the room's last row before the insert
 		}
+	case c.w.every("send-touch-dropped-flaky", 4):
+		// the activity update is fire-and-forget and was dropped under load
 	default:
 		c.touch(r)
 	}
@@ -2556,6 +2919,12 @@ func sendMessage(c *call) outcome {
 	}
 	if c.w.every("send-answer-html-unrendered-flaky", 5) {
 		view.HTML = strings.ReplaceAll(html.EscapeString(m.text), "\n", "<br>") // the asynchronous renderer had not finished
+	}
+	if c.w.is("unread-flag-own-messages") {
+		view.Unread = false // written as the document shows it
+	}
+	if c.w.every("send-503-after-store-flaky", 6) {
+		return complain(http.StatusServiceUnavailable, "the notification fan-out timed out") // after the insert committed
 	}
 	return ok(code, view)
 }
@@ -2593,9 +2962,15 @@ func editMessage(c *call) outcome {
 	if m.from != c.me {
 		return complain(http.StatusForbidden, "only the author may change a message")
 	}
+	if c.w.every("edit-author-cache-403-flaky", 5) {
+		return complain(http.StatusForbidden, "only the author may change a message") // a permission-cache miss taken for "not the author"
+	}
 	obj, o, fine := c.jsonObject()
 	if !fine {
 		return o
+	}
+	if c.w.is("edit-twice-conflict") && !m.edited.IsZero() && c.now.Sub(m.edited) < time.Second {
+		return complain(http.StatusConflict, "the message was changed meanwhile") // checked against a version cache refreshed once a second
 	}
 	if c.w.is("edit-refused-still-bumps") {
 		if _, bad, fine := textField(obj); !fine {
@@ -2670,7 +3045,10 @@ func editMessage(c *call) outcome {
 	if !c.w.is("search-stale-after-edit") {
 		m.indexed = text
 	}
-	fresh := c.w.render(text, true, m.from)
+	if c.w.is("search-edited-unfindable") {
+		m.indexed = "" // the old index entry is removed; the re-index is queued to a worker that skips edits
+	}
+	fresh := c.w.renderIn(m.room, text, true, m.from)
 	if c.w.is("edit-meta-stale") {
 		fresh.urls, fresh.mentions, fresh.typed, fresh.issues = m.r.urls, m.r.mentions, m.r.typed, m.r.issues
 	}

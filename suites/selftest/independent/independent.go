@@ -742,11 +742,94 @@ var heldOut7Catalogue = []HeldOutDefect{
 // HeldOut7 lists the seventh held-out set, sorted by name.
 func HeldOut7() []HeldOutDefect { return byName(heldOut7Catalogue) }
 
+// heldOut8Catalogue is an eighth held-out set, written blind from the API
+// description, without reading any check. HeldOut8() lists it; no other
+// listing does. Names are unique across all catalogues.
+var heldOut8Catalogue = []HeldOutDefect{
+	// authentication and the current user
+	{"auth-anonymous-inherits-connection-user", "a request without any token is served as the user of the previous request on the same keep-alive connection (the user is kept in the connection's context, which is not reset between requests)", "AUTH-REQUIRED"},
+	{"auth-context-leak-flaky", "every 9th authenticated request that follows one of another user is served as that other user (the worker's user context is read before the new request resets it)", "AUTH-CURRENT-USER"},
+	{"avatar-initials-name-unescaped", "the avatars of GET /v1/user and of message senders point at an initials service with the display name pasted into the query unescaped, so the URLs hold a space and are not valid URIs", "USER-SHAPE"},
+	{"dm-user-id-membership-row", "the other participant embedded in a one-to-one room carries as id the id of their membership row instead of their user id (the join's id column was taken)", "USER-STABLE"},
+	// rooms list and room fields
+	{"rooms-keyed-by-access-time", "the rooms list is sorted through a map keyed by lastAccessTime, so rooms the user last accessed at the same instant collapse into one and the others are missing", "ROOM-KINDS"},
+	{"room-unread-capped-badge", "a room's unreadItems and mentions are capped at 99 (the number of the client's '99+' badge), so beyond that they disagree with unreadItems", "UNREAD-ROOM-COUNTS"},
+	{"room-counts-zipped-flaky", "every 5th rooms list misses the count cache and takes the counts from a GROUP BY that has no row for rooms without unread messages, zipped with the rooms by position, so rooms get another room's counts", "UNREAD-ROOM-COUNTS"},
+	{"room-lastaccess-from-marked-message", "marking messages read sets the room's lastAccessTime to the sent time of the newest message marked (a read watermark), so it goes back and can be older than the user's latest message", "ROOM-LAST-ACCESS"},
+	{"send-touch-dropped-flaky", "every 4th send leaves the sender's lastAccessTime of the room as it was (the activity update is fire-and-forget and dropped under load)", "ROOM-LAST-ACCESS"},
+	{"dm-peer-from-visible-members", "the other participant of a one-to-one room is looked up among the visible memberships (an ORM default scope leaves hidden ones out), so once they hid the room the caller is given themselves as user", "ROOM-ONE-TO-ONE"},
+	{"rooms-url-path-escaped", "the rooms list builds a group room's url by escaping its uri as one path segment, so owner/name rooms get /owner%2Fname there while the channels and repositories lists give /owner/name", "ROOM-STABLE"},
+	// hiding
+	{"hide-dm-refused", "hiding a one-to-one room is refused with 400 (hiding goes through the leave-room path, which refuses to leave a one-to-one conversation)", "ROOM-HIDE"},
+	{"hide-matches-uri-prefix", "hiding a room hides every room of the user whose uri starts with the hidden room's uri (LIKE uri || '%'), so hiding a one-to-one room, whose uri is empty, hides all of the user's rooms", "ROOM-HIDE"},
+	// organisations, repositories, channels
+	{"v1-orgs-gone-410", "GET /v1/user/:userId/orgs answers 410 Gone: the organisations route moved to /v2 with the new code-host integration and the /v1 route was retired", "HTTP-V1-PREFIX"},
+	{"repo-id-shadowed-by-room", "a repository entry with a room carries the room's id (a string) as its id, because the entry is read with SELECT * over the join and the room's id column shadows the repository's", "REPO-LIST"},
+	{"channels-single-unwrapped", "a channels list of exactly one channel answers that Room object instead of an array (a serializer that collapses one-element lists)", "CHANNEL-LIST"},
+	{"channels-empty-flaky", "every 5th channels list is an empty array (the call behind it timed out and the empty fallback was served)", "CHANNEL-LIST"},
+	// unread items and marking read
+	{"unread-chat-oldest-100", "unread items lists at most the 100 oldest unread messages (ORDER BY sent LIMIT 100), so once more pile up a new unread message is not listed", "UNREAD-CHAT"},
+	{"unread-cached-until-mark", "GET unreadItems is cached per user and room and the entry is dropped only when that user marks messages read, so messages others send later are not listed", "UNREAD-CHAT"},
+	{"unread-keys-untagged", "GET unreadItems answers the keys Chat and Mention (a struct serialized without json tags)", "UNREAD-SHAPE"},
+	{"unread-flag-own-messages", "the unread flag is computed from read receipts without leaving out the sender, so the caller's own messages carry unread true in lists and the single view (the send answer writes false as documented)", "UNREAD-FLAG"},
+	{"readby-raised-by-batch-size", "marking read raises readBy of each newly read message by the number of ids in the request (readBy = readBy + :count), so marking two messages at once counts two readers each", "UNREAD-READBY"},
+	{"mark-read-empty-marks-all", "a mark-read request with an empty chat array marks every message of the room read (the WHERE id IN (...) condition is left out for an empty list)", "UNREAD-MARK-READ"},
+	{"mark-read-room-doc-lost-update", "marking read loads the room's read-state document before taking the lock and saves it back whole, so when two users mark messages of one room at the same moment one user's marks are lost", "UNREAD-MARK-READ"},
+	{"rooms-list-delivers-as-read", "listing the rooms marks the messages of one-to-one rooms read for the caller (the sync's delivery receipt is stored as a read receipt)", "HTTP-GET-SAFE"},
+	{"mark-read-bumps-v", "marking a message read saves it through the ORM, which raises its version column, so v grows without any edit", "MSG-EDIT-V-INC"},
+	// send
+	{"send-null-text-stringified", "a send whose body has text null is accepted and stores the text \"null\" (the value is converted with String() before it is validated)", "MSG-TEXT-REQUIRED"},
+	{"send-refused-still-stored", "a send without a usable text (missing, null or blank) is refused, but the message row was inserted before the validation and is not rolled back, so a message with an empty or blank text is stored", "MSG-TEXT-REQUIRED"},
+	{"send-text-latin1-column", "a sent text is stored in a latin1 column, so every character beyond Latin-1 (Cyrillic, CJK, emoji) comes back as ?", "MSG-SEND-TEXT"},
+	{"send-status-applied-to-previous", "status true is written to the room's previous message (the row read before the insert), so the new message is not a status update", "MSG-SEND-STATUS"},
+	{"send-status-dropped-flaky", "every 4th send with status true stores and answers a plain message (the flag is written by a second statement, which timed out)", "MSG-SEND-STATUS"},
+	{"send-body-extras-into-meta", "every field of the send body other than text (status included) is kept in meta, so meta is not empty on messages sent with status", "MSG-META-EMPTY"},
+	{"send-503-after-store-flaky", "every 6th send stores the message and then answers 503 (the notification fan-out after the insert timed out)", "MSG-SEND-200"},
+	{"sent-from-skewed-node-flaky", "every 3rd send is stamped by a node whose clock runs two seconds behind, so its sent is earlier than messages sent before it and a beforeId page of it holds messages sent after it", "PAGE-BEFOREID"},
+	// one message
+	{"get-one-text-from-html-column", "GET one message answers the html as text (the single-message query selects the html column under both names), so a text with special characters, links or mentions reads back changed", "MSG-STABLE"},
+	{"fromuser-ghost-on-timeout-flaky", "every 6th GET one message carries as fromUser the placeholder of deleted accounts (id ghost), because the user lookup timed out", "MSG-STABLE"},
+	// edit
+	{"edit-twice-conflict", "an edit of a message edited less than a second before is refused with 409 (the optimistic-lock check compares against a version cache refreshed once a second)", "MSG-EDIT"},
+	{"edit-author-cache-403-flaky", "every 5th edit by the author is refused with 403 (a permission-cache miss is taken for 'not the author')", "MSG-EDIT"},
+	{"list-cache-not-invalidated-on-edit", "message lists serve the rows rendered at a message's first listing from a per-room cache that a send drops and an edit does not, so after an edit lists show the old text, html, editedAt and v", "MSG-EDIT-PERSISTED"},
+	// message list, cursors and limits
+	{"before-tie-broken-by-id", "beforeId keeps the messages with (sent, id) below the anchor's, as if ids grew with time, while pages are cut in sending order, so messages sharing a millisecond with the anchor are skipped by a walk", "PAGE-BEFOREID-WALK"},
+	{"before-drops-room-first-message", "a beforeId page that reaches the room's first message leaves it out (the backward loop runs while i > 0), so a walk never visits the oldest message", "PAGE-BEFOREID-WALK"},
+	{"before-anchor-time-from-edit", "beforeId takes the anchor's time from its last change (editedAt once edited), so a beforeId page of an edited message holds messages sent after it", "PAGE-BEFOREID"},
+	{"after-short-page-filled-with-older", "an afterId page with fewer than limit messages after the anchor is topped up with the anchor and older messages to keep the client's viewport full", "PAGE-AFTERID"},
+	{"around-time-window-oldest-cut", "aroundId selects the messages sent within an hour of the anchor and keeps the oldest limit of them (ORDER BY sent LIMIT n), so in a busy room the anchor is not in the page", "PAGE-AROUNDID"},
+	{"around-old-node-flaky", "every 4th list with aroundId is served by a node of the previous release, which does not know aroundId and answers the newest page", "PAGE-AROUNDID"},
+	{"skip-taken-as-page-number", "skip is taken for a page number and multiplied by limit, so skip n leaves out n times limit messages", "PAGE-SKIP"},
+	{"limit-compared-as-text", "limit is compared with the bound as text (the bound came from an environment variable), so a limit such as 20 or 50 sorts above \"100\" and is replaced by 100", "PAGE-LIMIT"},
+	{"limit-int32-wrap-unbounded", "limit is stored in a 32-bit field after validation, and a value that wraps to zero or below (limit=4294967296) means no limit, so every message of the room comes back", "LIMIT-CAP"},
+	{"list-mentions-join-fanout", "lists read the page through a join with the mentions table, so a message mentioning two users appears twice in the page", "PAGE-UNIQUE"},
+	{"list-streamed-ndjson-full-page", "pages of the largest size (100 messages) go through the streaming encoder and are written as one JSON object per line instead of an array", "MSG-LIST"},
+	{"list-previous-room-flaky", "every 7th message list answers the page of the room the previous list request named (a query object shared between requests keeps its room)", "MSG-ROOM-SCOPE"},
+	// search
+	{"search-edited-unfindable", "an edited message is never found by search again (the edit removes its index entry and queues a re-index that the worker skips for edits)", "SEARCH-Q"},
+	{"search-index-one-behind", "each send indexes the room's previous message instead of itself (the indexing job reads the newest row before the insert commits), so a room's newest message is never found", "SEARCH-Q"},
+	// rendering and metadata
+	{"list-html-mentions-unwrapped", "messages in lists carry html rendered without the user directory, so no mention is wrapped in its span there (the single view and the send answer are right)", "RENDER-MENTION"},
+	{"render-mention-room-members-only", "mentions are resolved among the room's members only, so a mention of a user who is not in the room is neither wrapped in its span nor listed in mentions", "META-MENTIONS"},
+	{"render-markdown-path-unsafe", "a text holding an asterisk goes through the markdown library, configured with raw HTML enabled, so markup in such a text becomes elements", "RENDER-ESCAPE"},
+	{"render-link-bare-host-plain", "the link pattern asks for a path after the host, so a link such as https://example.com is neither an anchor nor listed in urls", "RENDER-LINK"},
+	{"render-issue-repo-rooms-only", "issue references are wrapped in their span only in repository rooms (the issue link needs a repository); elsewhere they stay plain text", "RENDER-ISSUE"},
+	{"meta-urls-seen-in-room-dropped", "urls leaves out every URL already posted in the room (the link unfurler's per-room cache of links seen filters the list)", "META-URLS"},
+	{"meta-issues-from-url-fragments", "issues are collected by a second pass of #digits over the whole text, so the fragment of a link (https://example.com/page#12) is listed as an issue", "META-ISSUES"},
+	// transport
+	{"content-length-in-characters", "Content-Length counts the characters of the body instead of its bytes, so answers holding non-ASCII text are cut short and are not valid JSON", "HTTP-JSON-BODY"},
+	{"ctype-header-doubled", "answers of the /v1/user/:userId routes carry two Content-Type headers, text/html first (a security middleware adds a default type and the JSON writer adds its own)", "HTTP-JSON-CONTENT-TYPE"},
+}
+
+// HeldOut8 lists the eighth held-out set, sorted by name.
+func HeldOut8() []HeldOutDefect { return byName(heldOut8Catalogue) }
+
 func knownDefect(name string) bool {
 	if _, ok := defectCatalogue[name]; ok {
 		return true
 	}
-	for _, set := range [][]HeldOutDefect{heldOutCatalogue, heldOut2Catalogue, heldOut3Catalogue, heldOut4Catalogue, heldOut5Catalogue, heldOut6Catalogue, heldOut7Catalogue} {
+	for _, set := range [][]HeldOutDefect{heldOutCatalogue, heldOut2Catalogue, heldOut3Catalogue, heldOut4Catalogue, heldOut5Catalogue, heldOut6Catalogue, heldOut7Catalogue, heldOut8Catalogue} {
 		for _, d := range set {
 			if d.Name == name {
 				return true

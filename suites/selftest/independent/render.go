@@ -58,6 +58,21 @@ type renderFlags struct {
 	linkClassOnSpan    bool // render-link-class-on-span
 	issueOneDigitPlain bool // render-issue-one-digit-plain
 	urlsNoQuery        bool // meta-urls-query-stripped
+	// eighth held-out set
+	markdownUnsafe      bool // render-markdown-path-unsafe
+	linkNeedsPath       bool // render-link-bare-host-plain
+	issuesFromFragments bool // meta-issues-from-url-fragments
+	issuePlainAll       bool // render-issue-repo-rooms-only (set per room)
+}
+
+// fragmentIssueRE is the separate issue pass of defect meta-issues-from-url-fragments,
+// run over the whole text, links included.
+var fragmentIssueRE = regexp.MustCompile(`#([0-9]+)\b`)
+
+// hasPath tells whether a link has anything after its host (defect render-link-bare-host-plain).
+func hasPath(link string) bool {
+	_, rest, _ := strings.Cut(link, "://")
+	return strings.Contains(rest, "/")
 }
 
 // hasPort tells whether the host part of a link carries a port.
@@ -82,6 +97,9 @@ func render(text string, lookup func(string) *member, escape bool) rendered {
 
 func renderWith(text string, lookup func(string) *member, f renderFlags) rendered {
 	escape := f.escape
+	if escape && f.markdownUnsafe && strings.Contains(text, "*") {
+		escape = false // texts with emphasis go through the markdown library, raw HTML enabled
+	}
 	var out strings.Builder
 	res := rendered{urls: []string{}, mentions: []*member{}, issues: []string{}}
 	seenURL := map[string]bool{}
@@ -144,6 +162,9 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			link := text[start:end]
 			if len(link) <= len("https://") {
 				continue
+			}
+			if f.linkNeedsPath && !hasPath(link) {
+				continue // the link pattern asks for a path after the host
 			}
 			plain(text[cursor:start])
 			if f.linkQueryPlain && strings.Contains(link, "?") || f.linkAfterFirstPlain && links > 0 ||
@@ -222,7 +243,8 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 			spaceBefore := start == 0 || text[start-1] == ' ' || text[start-1] == '\n'
 			punctAfter := end < len(text) && strings.IndexByte(".,;:!?)", text[end]) >= 0
 			if f.issueEndPlain && end == len(text) || f.issueLongPlain && len(num) > 4 || f.issueNeedsSpace && !spaceBefore ||
-				f.issuePunctPlain && punctAfter || f.issueStartPlain && start == 0 || f.issueOneDigitPlain && len(num) < 2 {
+				f.issuePunctPlain && punctAfter || f.issueStartPlain && start == 0 || f.issueOneDigitPlain && len(num) < 2 ||
+				f.issuePlainAll {
 				plain(text[start:end])
 			} else {
 				out.WriteString(`<span data-issue="` + num + `" class="issue">#` + num + `</span>`)
@@ -236,5 +258,14 @@ func renderWith(text string, lookup func(string) *member, f renderFlags) rendere
 	}
 	plain(text[cursor:])
 	res.html = out.String()
+	if f.issuesFromFragments {
+		// A second pass over the raw text, links included.
+		for _, sm := range fragmentIssueRE.FindAllStringSubmatch(text, -1) {
+			if !seenIssue[sm[1]] {
+				seenIssue[sm[1]] = true
+				res.issues = append(res.issues, sm[1])
+			}
+		}
+	}
 	return res
 }

@@ -86,6 +86,9 @@ type msg struct {
 
 	prev       *msg     // defect get-one-stale-version-flaky: the message before its latest edit
 	oldIndexed []string // defect search-edit-indexed-twice: index entries of earlier texts
+
+	readByBonus int            // defect readby-raised-by-batch-size: batch sizes added to the counter
+	meta        map[string]any // defect send-body-extras-into-meta: body fields other than text
 }
 
 type org struct {
@@ -169,6 +172,14 @@ type world struct {
 	countDrift   map[*room]map[*member]int  // defect room-count-decrement-per-request
 	sentSnap     map[*msg]msg               // defect mark-read-reverts-edit: each message as sent
 	versions     map[*msg][]msg             // defect list-shows-every-version: earlier versions
+
+	// eighth held-out set
+	connUser     map[string]*member               // defect auth-anonymous-inherits-connection-user: last user per connection
+	ctxUser      *member                          // defect auth-context-leak-flaky: the worker's user context
+	unreadCache  map[*member]map[*room]unreadJSON // defect unread-cached-until-mark
+	listCache    map[*room]map[*msg]messageJSON   // defect list-cache-not-invalidated-on-edit
+	seenURLs     map[*room]map[string]bool        // defect meta-urls-seen-in-room-dropped
+	listRoomPrev *room                            // defect list-previous-room-flaky: the shared query's room
 }
 
 func (w *world) is(defect string) bool { return w.defect == defect }
@@ -185,6 +196,51 @@ func (w *world) every(defect string, n int) bool {
 
 // render derives html and metadata of a text, with any planted rendering defect.
 func (w *world) render(text string, edit bool, from *member) rendered {
+	return renderWith(text, w.lookupName, w.flags(edit, from))
+}
+
+// renderIn renders a text of room r: the same as render, but for the planted
+// defects that depend on the room the message belongs to.
+func (w *world) renderIn(r *room, text string, edit bool, from *member) rendered {
+	if !w.is("render-mention-room-members-only") && !w.is("render-issue-repo-rooms-only") && !w.is("meta-urls-seen-in-room-dropped") {
+		return w.render(text, edit, from)
+	}
+	f := w.flags(edit, from)
+	lookup := w.lookupName
+	if w.is("render-mention-room-members-only") {
+		// Names are resolved among the room's members only.
+		lookup = func(name string) *member {
+			for _, p := range r.members {
+				if strings.EqualFold(p.username, name) {
+					return p
+				}
+			}
+			return nil
+		}
+	}
+	if w.is("render-issue-repo-rooms-only") && r.kind != kindRepo {
+		f.issuePlainAll = true // the issue link needs a repository
+	}
+	res := renderWith(text, lookup, f)
+	if w.is("meta-urls-seen-in-room-dropped") {
+		// The unfurler's per-room cache of links already seen filters the list.
+		if w.seenURLs[r] == nil {
+			w.seenURLs[r] = map[string]bool{}
+		}
+		kept := []string{}
+		for _, u := range res.urls {
+			if !w.seenURLs[r][u] {
+				kept = append(kept, u)
+				w.seenURLs[r][u] = true
+			}
+		}
+		res.urls = kept
+	}
+	return res
+}
+
+// flags switches on the renderer's planted defects.
+func (w *world) flags(edit bool, from *member) renderFlags {
 	f := renderFlags{
 		escape:                   !w.is("html-unescaped") && !(edit && w.is("render-escape-edit")),
 		mentionRepeatPlain:       w.is("render-mention-repeat"),
@@ -216,11 +272,14 @@ func (w *world) render(text string, edit bool, from *member) rendered {
 		linkClassOnSpan:          w.is("render-link-class-on-span"),
 		issueOneDigitPlain:       w.is("render-issue-one-digit-plain"),
 		urlsNoQuery:              w.is("meta-urls-query-stripped"),
+		markdownUnsafe:           w.is("render-markdown-path-unsafe"),
+		linkNeedsPath:            w.is("render-link-bare-host-plain"),
+		issuesFromFragments:      w.is("meta-issues-from-url-fragments"),
 	}
 	if w.is("render-mention-self") {
 		f.plainMentionOf = from
 	}
-	return renderWith(text, w.lookupName, f)
+	return f
 }
 
 func (w *world) lookupName(name string) *member {
@@ -340,6 +399,11 @@ func buildWorld(seed uint64, defect string, now time.Time) (*world, error) {
 		countDrift:   map[*room]map[*member]int{},
 		sentSnap:     map[*msg]msg{},
 		versions:     map[*msg][]msg{},
+
+		connUser:    map[string]*member{},
+		unreadCache: map[*member]map[*room]unreadJSON{},
+		listCache:   map[*room]map[*msg]messageJSON{},
+		seenURLs:    map[*room]map[string]bool{},
 	}
 	suffix := ""
 	if seed != 0 {
@@ -512,7 +576,7 @@ func (w *world) seedMessage(r *room, from *member, text string, at time.Time) *m
 		readers: map[*member]bool{},
 		indexed: text,
 	}
-	m.r = w.render(text, false, from)
+	m.r = w.renderIn(r, text, false, from)
 	m.sentMentions = m.r.mentions
 	r.msgs = append(r.msgs, m)
 	w.msgByID[m.id] = m
