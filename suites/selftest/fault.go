@@ -117,11 +117,15 @@ const (
 	// independent.HeldOut7), after the seventh round: measured before any
 	// check was changed for it.
 	HeldOut7 Origin = "held-out-7"
+	// HeldOut8 is an eighth set written blind the same way (see
+	// independent.HeldOut8), after the eleventh session: measured before
+	// any check was changed for it.
+	HeldOut8 Origin = "held-out-8"
 )
 
 // Origins lists the origins in the order they were written.
 func Origins() []Origin {
-	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut, HeldOut2, HeldOut3, HeldOut4, HeldOut5, HeldOut6, HeldOut7}
+	return []Origin{FirstCatalogue, ByClass, OpenPoints, Assumptions, BlindRound1, BlindRound2, Independent, OtherWorlds, HistoryRound, GeneratedRound, ModelRound, HeldOut, HeldOut2, HeldOut3, HeldOut4, HeldOut5, HeldOut6, HeldOut7, HeldOut8}
 }
 
 // Fault is a planted defect: a decorator around the unmodified reference
@@ -191,7 +195,8 @@ func Faults() []Fault {
 		heldOut3MessagesFaults(), heldOut3PaginationFaults(), heldOut3RenderingFaults(), heldOut3RoomsFaults(), heldOut3SearchFaults(), heldOut3TransportFaults(), heldOut3UnreadFaults(), heldOut3UserFaults(), heldOut4MessagesFaults(), heldOut4PaginationFaults(), heldOut4RenderingFaults(), heldOut4RoomsFaults(), heldOut4SearchFaults(), heldOut4TransportFaults(), heldOut4UnreadFaults(), heldOut4UserFaults(),
 		heldOut5MessagesFaults(), heldOut5PaginationFaults(), heldOut5RenderingFaults(), heldOut5RoomsFaults(), heldOut5SearchFaults(), heldOut5TransportFaults(), heldOut5UnreadFaults(), heldOut5UserFaults(),
 		heldOut6MessagesFaults(), heldOut6PaginationFaults(), heldOut6RenderingFaults(), heldOut6RoomsFaults(), heldOut6SearchFaults(), heldOut6TransportFaults(), heldOut6UnreadFaults(), heldOut6UserFaults(),
-		heldOut7MessagesFaults(), heldOut7PaginationFaults(), heldOut7RenderingFaults(), heldOut7RoomsFaults(), heldOut7SearchFaults(), heldOut7TransportFaults(), heldOut7UnreadFaults(), heldOut7UserFaults())
+		heldOut7MessagesFaults(), heldOut7PaginationFaults(), heldOut7RenderingFaults(), heldOut7RoomsFaults(), heldOut7SearchFaults(), heldOut7TransportFaults(), heldOut7UnreadFaults(), heldOut7UserFaults(),
+		heldOut8Faults())
 	for i := range all {
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])

@@ -1,5 +1,5 @@
 // Package heldout runs the held-out faults of the self-test (origins
-// held-out and held-out-2 to held-out-7: defects of the independent implementation
+// held-out and held-out-2 to held-out-8: defects of the independent implementation
 // written blind): each is caught by its own requirement or carries its
 // reason.
 package heldout
@@ -24,3 +24,5 @@ func TestHeldOut5Faults(t *testing.T) { matrixrun.Check(t, "--only", "held-out-5
 func TestHeldOut6Faults(t *testing.T) { matrixrun.Check(t, "--only", "held-out-6") }
 
 func TestHeldOut7Faults(t *testing.T) { matrixrun.Check(t, "--only", "held-out-7") }
+
+func TestHeldOut8Faults(t *testing.T) { matrixrun.Check(t, "--only", "held-out-8") }

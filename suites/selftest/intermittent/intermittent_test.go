@@ -11,5 +11,5 @@ import (
 )
 
 func TestIntermittentFaults(t *testing.T) {
-	matrixrun.Check(t, "--faults", "--only", "/intermittent", "--except", "held-out,held-out-2,held-out-3,held-out-4,held-out-5,held-out-6,held-out-7")
+	matrixrun.Check(t, "--faults", "--only", "/intermittent", "--except", "held-out,held-out-2,held-out-3,held-out-4,held-out-5,held-out-6,held-out-7,held-out-8")
 }
