@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -87,7 +88,12 @@ type Response struct {
 	// Read when its whole answer had been read (in a replay of the checks,
 	// the record's times: see Config.Clock).
 	Sent, Read time.Time
-	red        *Redactor
+	// BrokenOff says the body ended before the length the answer's
+	// Content-Length declared (the connection or stream was closed, or
+	// reset, after the status and headers): Body is what arrived, and a
+	// violation says so.
+	BrokenOff bool
+	red       *Redactor
 }
 
 // ViolationError reports that an exchange broke the document.
@@ -388,6 +394,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	mergeHeader(header, r.Header)
 
 	var waited time.Duration
+	again := false // a read whose body broke off was sent once more
 	for attempt := 1; ; attempt++ {
 		if c.limiter != nil {
 			if err := c.limiter.Wait(ctx); err != nil {
@@ -399,6 +406,12 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 			return nil, err
 		}
 		resp.Attempts = attempt
+		if resp.BrokenOff && !again && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			// A read is asked once more before its broken body is taken
+			// for the server's: a connection can break on the way.
+			again = true
+			continue
+		}
 		if resp.Status != http.StatusTooManyRequests && resp.Status != http.StatusServiceUnavailable {
 			return resp, nil
 		}
@@ -531,7 +544,12 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	defer resp.Body.Close()
 	raw, err := readBody(resp.Body, c.cfg.MaxBody+1, resp.ContentLength)
 	if err != nil {
-		return fail(err, "reading the body: ")
+		if !brokeOff(err, resp.ContentLength, len(raw)) || ctx.Err() != nil {
+			return fail(err, "reading the body: ")
+		}
+		// The status and headers came, and the body stopped short of
+		// what they declared: an answer, broken (see Response.BrokenOff).
+		out.BrokenOff = true
 	}
 	if live {
 		c.fails.Store(0) // an answer came: the target is alive
@@ -561,6 +579,10 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 		_, respViolations := c.cfg.Validator.CheckResponse(ctx, req, resp.StatusCode, resp.Header, raw)
 		violations = append(violations, respViolations...)
 	}
+	if out.BrokenOff { // first: it explains the others
+		violations = append([]spec.Violation{{Operation: out.Operation, Side: "response", Location: "$", Rule: "decode",
+			Message: fmt.Sprintf("the body broke off after %d of the %d bytes its Content-Length declared", len(raw), resp.ContentLength)}}, violations...)
+	}
 	out.Violations = c.boundViolations(violations)
 	out.Exchange = c.record(r, req, body, out, elapsed)
 	if logged != nil {
@@ -570,6 +592,17 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 		c.observe(r, req, body, out, start, end, c.peerOf(req.URL, resp.TLS, seen.addr()))
 	}
 	return out, nil
+}
+
+// brokeOff says a body read failed because the body ended early: the
+// stream or connection closed, or was reset, before the declared length
+// had come.
+func brokeOff(err error, declared int64, got int) bool {
+	if declared <= int64(got) {
+		return false
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		strings.Contains(err.Error(), "stream error") || strings.Contains(err.Error(), "connection reset")
 }
 
 // readBody is io.ReadAll(io.LimitReader(r, limit)), with room for the size

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -215,5 +216,72 @@ func TestUntrustedCertificateSaysTLSOnce(t *testing.T) {
 	var te *TransportError
 	if !errors.As(err, &te) || te.Kind != KindTLS || strings.Count(err.Error(), "tls:") != 1 || !strings.Contains(err.Error(), "x509") {
 		t.Errorf("%v", err)
+	}
+}
+
+// A body that ends before its declared length is an answer, broken: the
+// status came, and the body is what arrived, with a violation that says
+// so. A read is asked twice before that is believed; a write once.
+func TestABodyThatBreaksOffIsABrokenAnswer(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	c, rec := newClient(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.Method]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Content-Length", "100")
+		_, _ = w.Write([]byte(`[{"id":"u1"`)) // and the handler ends: 11 of 100 bytes
+	}, nil)
+	for _, m := range []string{"GET", "POST"} {
+		req := Request{Method: m, Path: "/v1/user", Token: token}
+		if m == "POST" {
+			req.Path, req.Body = "/v1/rooms/r1/chatMessages", map[string]string{"text": "hi"}
+		}
+		resp, err := c.Do(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		if !resp.BrokenOff || resp.Status != 200 || string(resp.Body) != `[{"id":"u1"` {
+			t.Errorf("%s: broken %v, status %d, body %q", m, resp.BrokenOff, resp.Status, resp.Body)
+		}
+		found := false
+		for _, v := range resp.Violations {
+			found = found || v.Rule == "decode" && strings.Contains(v.Message, "broke off after 11 of the 100 bytes")
+		}
+		if !found {
+			t.Errorf("%s: violations %v", m, resp.Violations)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["GET"] != 2 || hits["POST"] != 1 {
+		t.Errorf("sent %v: a read twice, a write once", hits)
+	}
+	if n := len(rec.Exchanges()); n != 3 {
+		t.Errorf("%d exchanges recorded, want every attempt (3)", n)
+	}
+	if c.ConsecutiveFailures() != 0 {
+		t.Errorf("a broken answer counted as no answer: %d", c.ConsecutiveFailures())
+	}
+}
+
+// A body read that fails without a declared length to fall short of is
+// still no answer.
+func TestABodyWithoutADeclaredLengthThatFailsIsNoAnswer(t *testing.T) {
+	c, _ := newClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(200)
+		_, _ = w.Write([]byte(`[{"id":`))
+		w.(http.Flusher).Flush() // chunked: no length declared
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}, nil)
+	_, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token})
+	var te *TransportError
+	if !errors.As(err, &te) {
+		t.Fatalf("err %v, want a transport error", err)
 	}
 }

@@ -50,6 +50,9 @@ type Observed struct {
 	// Check is the check the request was sent for ("" for the run's
 	// setup; see Client.SetCheck).
 	Check string
+	// BrokenOff is Response.BrokenOff: ResponseBody is what came before
+	// the body ended short of its declared length.
+	BrokenOff bool
 }
 
 // observe hands one answer to Config.Observe.
@@ -59,7 +62,7 @@ func (c *Client) observe(r Request, req *http.Request, body []byte, out *Respons
 		Path:      c.red.String(r.Path),
 		Query:     c.red.String(HideTokenParam(req.URL.RawQuery, c.red.Marker())),
 		Operation: out.Operation, Invalid: r.Invalid, Status: out.Status,
-		RequestBody: body, ResponseBody: out.Body, Check: CheckOf(req.Context()),
+		RequestBody: body, ResponseBody: out.Body, Check: CheckOf(req.Context()), BrokenOff: out.BrokenOff,
 	}
 	if out.Exchange != nil {
 		o.Reproduce = out.Exchange.Curl()

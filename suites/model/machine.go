@@ -253,6 +253,16 @@ func (m *machine) need(req string, ok bool, format string, args ...any) {
 	}
 }
 
+// needAnswer is need for a success that should carry a message: one whose
+// body is not JSON at all (cut short, another format) is HTTP-JSON-BODY's
+// breach, which leaves the operation unjudged.
+func (m *machine) needAnswer(req string, resp *client.Response, ok bool, format string, args ...any) {
+	if !ok && ok2xx(resp.Status) && !json.Valid(resp.Body) {
+		req, format = "HTTP-JSON-BODY", format+" (its body is not JSON)"
+	}
+	m.need(req, ok, format, args...)
+}
+
 func (m *machine) user(o op) int { return o.User % len(m.cfg.Users) }
 
 func (m *machine) do(u int, r client.Request) *client.Response {
@@ -713,7 +723,7 @@ func (m *machine) send(o op) {
 		m.softly("MSG-SEND-200", resp.Status == http.StatusOK, "a valid send answered %d, not 200 (the sequence went on with the message it carried)", resp.Status)
 	}
 	m.check("MSG-SEND-200", resp.Status == http.StatusOK || ok && w.ID != "", "a valid send answered %d, not 200", resp.Status)
-	m.need("MSG-SEND-200", ok && w.ID != "", "a valid send answered %d without a usable message", resp.Status)
+	m.needAnswer("MSG-SEND-200", resp, ok && w.ID != "", "a valid send answered %d without a usable message", resp.Status)
 	_, dup := m.st.byID[w.ID]
 	m.check("MSG-SEND-STORED", !dup, "a send answered the id %s of a message sent before it", w.ID)
 	m.tick(w.sentTime())
@@ -854,7 +864,7 @@ func (m *machine) edit(o op) {
 		return
 	}
 	w, ok := decode[wireMsg](resp)
-	m.need("MSG-EDIT", ok && w.ID != "", "an edit answered %d without a usable message", resp.Status)
+	m.needAnswer("MSG-EDIT", resp, ok && w.ID != "", "an edit answered %d without a usable message", resp.Status)
 	m.check("MSG-EDIT", w.ID == target.id, "editing %s answered message %s", target.id, w.ID)
 	m.check("MSG-EDIT", w.Text != nil && *w.Text == text, "the edit answer's text is %s, not the new text %q", quote(w.Text), text)
 	present, null := w.edited()
@@ -960,7 +970,7 @@ func (m *machine) get(o op) {
 		"message %s, whose send was acknowledged, is not found (%d), by id nor in the room's newest 100 messages", id, resp.Status)
 	m.eventually("MSG-GET-ONE", target.visible(m.now(), m.cfg.Eventually), ok2xx(resp.Status), "reading message %s of the room answered %d", id, resp.Status)
 	w, ok := decode[wireMsg](resp)
-	m.need("MSG-GET-ONE", ok, "reading message %s answered %d without a usable message", id, resp.Status)
+	m.needAnswer("MSG-GET-ONE", resp, ok, "reading message %s answered %d without a usable message", id, resp.Status)
 	m.check("MSG-GET-ONE", w.ID == id, "reading message %s answered message %s", id, w.ID)
 	m.judgeMsg(u, target, w, "read by id")
 }

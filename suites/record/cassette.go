@@ -144,6 +144,7 @@ func (c *Cassette) RoundTrip(req *http.Request) (*http.Response, error) {
 	if h == nil {
 		h = http.Header{}
 	}
+	declared, _ := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
 	h.Del("Content-Length")
 	h.Del("Content-Encoding")
 	resp := &http.Response{
@@ -151,6 +152,11 @@ func (c *Cassette) RoundTrip(req *http.Request) (*http.Response, error) {
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h,
 		Body: io.NopCloser(bytes.NewReader(x.ResponseBody)), ContentLength: int64(len(x.ResponseBody)),
 		Request: req,
+	}
+	if x.BrokenOff {
+		// The body ends where the run's did, short of what it declared.
+		resp.ContentLength = max(declared, int64(len(x.ResponseBody))+1)
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(x.ResponseBody), brokenReader{}))
 	}
 	c.answers[resp] = x
 	c.mu.Unlock()
@@ -226,3 +232,8 @@ func (c *Cassette) Served() (served, unserved int) {
 	defer c.mu.Unlock()
 	return c.served, c.pending
 }
+
+// brokenReader is the end of a body that broke off.
+type brokenReader struct{}
+
+func (brokenReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }

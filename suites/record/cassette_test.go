@@ -107,3 +107,20 @@ func TestCassetteAnswersEachRequestWithTheRecordsAnswersInOrder(t *testing.T) {
 		}
 	}
 }
+
+// An answer whose body broke off in the run breaks off in the replay, at
+// the same byte and short of the same declared length.
+func TestCassetteBreaksOffWhatBrokeOff(t *testing.T) {
+	bearer := http.Header{"Accept": {"application/json"}, "Authorization": {"Bearer REDACTED"}}
+	xs := []*Exchange{{N: 1, Start: time.Second, End: 2 * time.Second, User: 0, Method: "GET", Path: "/v1/user", RequestHeader: bearer, Status: 200,
+		ResponseHeader: http.Header{"Content-Length": {"100"}}, ResponseBody: []byte(`[{"id":`), BrokenOff: true}}
+	c := NewCassette(Header{Started: time.Now()}, xs, []string{"tok-one"}, nil)
+	resp, err := c.RoundTrip(cassetteRequest(t, "GET", "https://other/v1/user", "tok-one", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	if resp.ContentLength != 100 || string(got) != `[{"id":` || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("declared %d, read %q, then %v", resp.ContentLength, got, err)
+	}
+}

@@ -204,7 +204,11 @@ type Exchange struct {
 	// a body longer than what is kept is cut and then not judged.
 	RequestSize, ResponseSize int64
 	RequestCut, ResponseCut   bool
-	Reproduce                 string
+	// BrokenOff says the response body ended before the length its
+	// Content-Length header declared (client.Response.BrokenOff): a replay
+	// breaks it off at the same byte.
+	BrokenOff bool
+	Reproduce string
 	// Check names the check the request was sent for ("" for the run's
 	// setup, and in a record written before it was kept): a replay of the
 	// checks answers each check from its own exchanges.
@@ -246,6 +250,7 @@ type line struct {
 	ResponseBody   *body       `json:"responseBody,omitempty"`
 	Reproduce      string      `json:"reproduce,omitempty"`
 	Check          string      `json:"check,omitempty"`
+	BrokenOff      bool        `json:"brokenOff,omitempty"`
 }
 
 // body holds a body as text when it is UTF-8, else in base64.
@@ -288,13 +293,13 @@ func (x *Exchange) line() line {
 	return line{Kind: KindExchange, N: x.N, Start: int64(x.Start), End: int64(x.End), User: x.User, Method: x.Method, Path: x.Path,
 		Query: x.Query, Operation: x.Operation, Invalid: x.Invalid, Status: x.Status, RequestHeader: x.RequestHeader,
 		ResponseHeader: x.ResponseHeader, RequestBody: encodeBody(x.RequestBody, x.RequestSize, x.RequestCut),
-		ResponseBody: encodeBody(x.ResponseBody, x.ResponseSize, x.ResponseCut), Reproduce: x.Reproduce, Check: x.Check}
+		ResponseBody: encodeBody(x.ResponseBody, x.ResponseSize, x.ResponseCut), Reproduce: x.Reproduce, Check: x.Check, BrokenOff: x.BrokenOff}
 }
 
 func (l *line) exchange() (*Exchange, error) {
 	x := &Exchange{N: l.N, Start: time.Duration(l.Start), End: time.Duration(l.End), User: l.User, Method: l.Method, Path: l.Path,
 		Query: l.Query, Operation: l.Operation, Invalid: l.Invalid, Status: l.Status, RequestHeader: l.RequestHeader,
-		ResponseHeader: l.ResponseHeader, Reproduce: l.Reproduce, Check: l.Check}
+		ResponseHeader: l.ResponseHeader, Reproduce: l.Reproduce, Check: l.Check, BrokenOff: l.BrokenOff}
 	var err error
 	if x.RequestBody, x.RequestSize, x.RequestCut, err = l.RequestBody.decode(); err != nil {
 		return nil, fmt.Errorf("exchange %d: request body: %w", l.N, err)
@@ -313,5 +318,5 @@ func (l *line) exchange() (*Exchange, error) {
 func (x *Exchange) Observed(started time.Time) client.Observed {
 	return client.Observed{Start: started.Add(x.Start), End: started.Add(x.End), User: x.User, Method: x.Method, Path: x.Path,
 		Query: x.Query, Operation: x.Operation, Invalid: x.Invalid, Status: x.Status, RequestBody: x.RequestBody,
-		ResponseBody: x.ResponseBody, Reproduce: x.Reproduce}
+		ResponseBody: x.ResponseBody, Reproduce: x.Reproduce, BrokenOff: x.BrokenOff}
 }

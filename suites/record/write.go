@@ -77,7 +77,7 @@ func (w *Writer) Observe(o client.Observed) {
 	x := &Exchange{Start: o.Start.Sub(w.t0), End: o.End.Sub(w.t0), User: o.User, Method: o.Method, Path: o.Path, Query: o.Query,
 		Operation: o.Operation, Invalid: o.Invalid, Status: o.Status, RequestHeader: reqH, ResponseHeader: respH,
 		RequestBody: o.RequestBody, ResponseBody: o.ResponseBody, RequestSize: int64(len(o.RequestBody)),
-		ResponseSize: int64(len(o.ResponseBody)), Reproduce: o.Reproduce, Check: o.Check}
+		ResponseSize: int64(len(o.ResponseBody)), Reproduce: o.Reproduce, Check: o.Check, BrokenOff: o.BrokenOff}
 	w.seen.add(o.Peer, w.red)
 	w.Write(x)
 }
