@@ -181,7 +181,20 @@ func load(p Profile) (*Document, error) {
 }
 
 // validateURI accepts an absolute URI, which is what the "uri" format means.
+// Beyond what url.Parse refuses, no URI holds white space, a control
+// character, one of the characters RFC 3986 leaves out (" < > \ ^ ` { | })
+// or a % not followed by two hex digits. Characters beyond ASCII are let
+// through: a server may write an IRI, and browsers and clients read one.
 func validateURI(s string) error {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c <= ' ' || c == 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0:
+			return fmt.Errorf("holds %q at byte %d, which no URI holds unescaped", c, i)
+		case c == '%' && (i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2])):
+			return fmt.Errorf("holds a %% at byte %d not followed by two hex digits", i)
+		}
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		return err
@@ -190,4 +203,8 @@ func validateURI(s string) error {
 		return fmt.Errorf("not an absolute URI")
 	}
 	return nil
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }

@@ -255,6 +255,8 @@ func TestWrongPayloadsAreRejectedForTheRightReason(t *testing.T) {
 		{"bare user object instead of array", "GET", "/v1/user", 200, user(), "$", "type"},
 		{"two users", "GET", "/v1/user", 200, []any{user(), user()}, "$", "maxItems"},
 		{"avatar that is not a URI", "GET", "/v1/user", 200, []any{set(user(), "avatarUrlSmall", "not a uri")}, "$[0].avatarUrlSmall", "format"},
+		{"avatar with a space in its query", "GET", "/v1/user", 200, []any{set(user(), "avatarUrlSmall", "https://avatars.example/i?name=Ada Lovelace")}, "$[0].avatarUrlSmall", "format"},
+		{"avatar with a bad escape", "GET", "/v1/user", 200, []any{set(user(), "avatarUrlMedium", "https://avatars.example/i/%zz")}, "$[0].avatarUrlMedium", "format"},
 		{"user url without slash", "GET", "/v1/user", 200, []any{set(user(), "url", "ada")}, "$[0].url", "pattern"},
 		{"message id as a number", "GET", onePath, 200, set(message(), "id", 17), "$.id", "type"},
 		{"message without editedAt", "POST", msgPath, 200, set(message(), "editedAt", remove{}), "$.editedAt", "required"},
@@ -574,6 +576,24 @@ func TestABodyOfTwoJSONDocumentsIsNotOne(t *testing.T) {
 		got := slices.ContainsFunc(vs, func(x Violation) bool { return x.Rule == "decode" && x.Location == "$" })
 		if got != tc.decode || (!tc.decode && len(vs) > 0) {
 			t.Errorf("%s: violations %v, want a decode violation at $: %v", tc.name, vs, tc.decode)
+		}
+	}
+}
+
+func TestValidateURIKeepsToRFC3986(t *testing.T) {
+	for s, ok := range map[string]bool{
+		"https://avatars.example/u/ada?s=60":     true,
+		"https://avatars.example/i?name=Ada%20L": true,
+		"https://avatars.example/u/émile":        true, // an IRI: let through
+		"https://avatars.example/i?name=Ada L":   false,
+		"https://avatars.example/i/%zz":          false,
+		"https://avatars.example/i/%4":           false,
+		"https://avatars.example/i/{id}":         false,
+		"https://avatars.example/i\tx":           false,
+		"/relative/path":                         false,
+	} {
+		if err := validateURI(s); (err == nil) != ok {
+			t.Errorf("validateURI(%q) = %v", s, err)
 		}
 	}
 }
