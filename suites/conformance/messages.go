@@ -232,6 +232,10 @@ func messageSpecs(d decl) {
 				e.send(0, room, "@"+e.Users[min(1, len(e.Users)-1)].Username+" notes "+e.Marker()),
 				e.send(0, room, "fixes #42 notes "+e.Marker()),
 				e.send(0, room, "see https://example.com/Notes/"+e.Marker()+" notes"),
+				// The body's optional field, each way: what a send carries
+				// besides its text is not metadata.
+				e.sendBody(0, room, map[string]any{"text": "notes, said plainly " + e.Marker(), "status": false}),
+				e.sendBody(0, room, map[string]any{"text": "notes as a status " + e.Marker(), "status": true}),
 			}
 			listed := e.list(0, room, q("limit", "20"))
 			e.verifies("MSG-LIST", func() { e.Expect(listed).NotTo(BeEmpty(), "the room lists no message after one was sent") })
@@ -299,6 +303,15 @@ func messageSpecs(d decl) {
 				}
 				return nil
 			}
+			// User 1's unread messages in the other described rooms, which
+			// no read may mark either (read only: nothing is sent there).
+			elsewhere := map[string][]string{}
+			for _, other := range e.otherRooms() {
+				var un Unread
+				if e.glance(0, unreadPath(e.me(0), other), nil, &un) && len(un.Chat) > 0 {
+					elsewhere[other] = un.Chat
+				}
+			}
 			for range 2 {
 				e.getMessage(0, room, m.ID)
 				// Every way to read a page that holds it: each cursor,
@@ -331,6 +344,18 @@ func messageSpecs(d decl) {
 				To(BeTrue(), "reading the message changed its version from %d to %d", before.V, after.V)
 			e.Expect(e.steady("UNREAD-READBY", "a message's readBy", func() bool { after = e.getMessage(1, room, m.ID); return after.ReadBy == before.ReadBy })).
 				To(BeTrue(), "reading the message changed readBy from %d to %d", before.ReadBy, after.ReadBy)
+			for other, ids := range elsewhere {
+				e.Expect(e.steady("UNREAD-CHAT", "user 1's unread chat", func() bool {
+					var un Unread
+					if !e.glance(0, unreadPath(e.me(0), other), nil, &un) {
+						return true // a list that cannot be read now is its own checks' to judge
+					}
+					return !slices.ContainsFunc(ids, func(id string) bool { return !slices.Contains(un.Chat, id) })
+				})).To(BeTrue(), "after user 1's reads (lists, pages, searches), user 1's unread messages %v of room %s are no longer all listed: a read marked them read", ids, other)
+			}
+			if len(elsewhere) == 0 {
+				e.by("user 1 has no unread message in another described room: what reads do there is not looked at")
+			}
 			if c := count(); c != nil {
 				e.Expect(e.steady("UNREAD-ROOM-COUNTS", "the room's unreadItems", func() bool { c := count(); return c == nil || *c > 0 })).
 					To(BeTrue(), "the room counts no unread message for user 1 after reads, though %s is unread", m.ID)

@@ -278,7 +278,12 @@ func limitSpecs(d decl) {
 				seeded[i] = e.send(0, room, t+" "+word)
 			}
 			anchor := e.send(0, room, "anchor "+e.Marker()).ID
-			for _, query := range []url.Values{q("limit", "101"), q("limit", "150"), q("limit", "1000"), q("beforeId", anchor, "limit", "150"),
+			// Values at the edges of the integer widths a server may store
+			// limit in too: one that wraps to zero or below must not mean
+			// "no limit".
+			for _, query := range []url.Values{q("limit", "101"), q("limit", "150"), q("limit", "1000"),
+				q("limit", "2147483647"), q("limit", "2147483648"), q("limit", "4294967296"), q("limit", "4294967297"), q("limit", "9223372036854775807"), q("limit", "18446744073709551616"),
+				q("beforeId", anchor, "limit", "150"),
 				q("aroundId", seeded[50].ID, "limit", "150"), q("afterId", seeded[0].ID, "limit", "150"), q("skip", "1", "limit", "150"), q("q", word, "limit", "150")} {
 				limit := query.Encode()
 				resp := e.call(0, requestList(room, query))

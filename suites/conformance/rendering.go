@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"regexp"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -73,12 +74,14 @@ func renderingSpecs(d decl) {
 
 		d.it("turns a URL into an anchor with class link and lists it", reqs("RENDER-LINK", "META-URLS"), func(e *Env) {
 			_, marker := e.text()
-			// Two links, https and http: each becomes an anchor and is listed.
-			urls := []string{"https://example.com/" + marker + "?a=1&b=2#frag", "http://example.org/" + marker + "/plain"}
-			m := e.send(0, e.writeRoom(), "see "+urls[0]+"\nand "+urls[1]+" please")
+			// Three links, https and http, one with a query and a fragment,
+			// one with a path, one the bare host: each becomes an anchor and
+			// is listed.
+			urls := []string{"https://example.com/" + marker + "?a=1&b=2#frag", "http://example.org/" + marker + "/plain", "https://example.net"}
+			m := e.send(0, e.writeRoom(), "see "+urls[0]+"\nand "+urls[1]+" please, or "+urls[2]+" for the start")
 			e.verifies("RENDER-LINK", func() {
 				anchors := withClass(e.elements(m.HTML), "a", "link")
-				e.Expect(anchors).To(HaveLen(2), "anchors of a text with two links; html: %s", m.HTML)
+				e.Expect(anchors).To(HaveLen(len(urls)), "anchors of a text with %d links; html: %s", len(urls), m.HTML)
 				// A server may normalise a URL (escape it, drop a default port):
 				// the link must lead to the same place, not be the same bytes.
 				for _, url := range urls {
@@ -155,6 +158,11 @@ func renderingSpecs(d decl) {
 			text := `<script>alert("x")</script> <b>bold?</b> 1 < 2 & 3 > 2 ` + marker + "\n<i>second</i> line & <iframe src=x></iframe> and `<b>code</b>`"
 			m := e.send(0, room, text)
 			e.escaped(m, `<script>alert("x")</script>`, "1 < 2 & 3 > 2", "<i>second</i> line & ", "<b>code</b>")
+			e.by("sending markup beside markdown's own marks (emphasis, a list, a quote): a text that takes another rendering path is escaped too")
+			// Markdown's emphasis may become elements of its own (em, strong,
+			// even b or i), so only the elements typed as text are looked for.
+			marked := e.send(0, room, "*starred* and **strong** and _under_ <iframe src=y></iframe> & "+marker+"\n- item <img src=x>\n> quoted <script>x()</script>")
+			e.escapedAs(marked, []string{"script", "img", "iframe"}, "<iframe src=y></iframe> & ", "item <img src=x>", "quoted <script>x()</script>")
 			e.by("editing the text to other markup: the edit's html is escaped too")
 			edited := e.edit(0, room, m.ID, `<b>edited</b> & <img src=x> `+marker)
 			e.escaped(edited, "<b>edited</b> & ")
@@ -175,8 +183,15 @@ func renderingSpecs(d decl) {
 // element the text spelled and no bare &.
 func (e *Env) escaped(m Message, texts ...string) {
 	GinkgoHelper()
+	e.escapedAs(m, []string{"script", "b", "i", "img", "iframe"}, texts...)
+}
+
+// escapedAs is escaped where the text's own markup was typed with the
+// elements tags only.
+func (e *Env) escapedAs(m Message, tags []string, texts ...string) {
+	GinkgoHelper()
 	for _, el := range e.elements(m.HTML) {
-		e.Expect(el.Tag).NotTo(BeElementOf("script", "b", "i", "img", "iframe"), "html %q holds a <%s> element", m.HTML, el.Tag)
+		e.Expect(slices.Contains(tags, el.Tag)).To(BeFalse(), "html %q holds a <%s> element", m.HTML, el.Tag)
 	}
 	// Escaped characters read back as the text that was sent, whichever
 	// escape (&lt; or &#60;) the server chose.

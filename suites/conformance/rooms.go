@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -222,6 +223,51 @@ func roomSpecs(d decl) {
 	})
 
 	Describe("GET /v1/user/{userId}/channels", func() {
+		d.it("keeps the write room's lastAccessTime at or after the user's latest message there, whatever the user does next", reqs("ROOM-LAST-ACCESS"), func(e *Env) {
+			// A time that follows a write must not be moved back by a later
+			// write of another kind: marking an older message read, editing
+			// an older message of one's own.
+			e.needUsers(2)
+			room := e.writeRoom()
+			text, _ := e.text()
+			theirs := e.send(0, room, text) // unread for user 2
+			text, _ = e.text()
+			mine := e.send(1, room, text)
+			text, _ = e.text()
+			latest := e.send(1, room, text)
+			sent, err := time.Parse(time.RFC3339Nano, latest.Sent)
+			if err != nil {
+				e.skip("the send's answer gives no readable sent time (" + latest.Sent + "): the shape's checks judge that")
+			}
+			e.step("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) { g.Expect(e.unread(1, room).Chat).To(ContainElement(theirs.ID)) })
+			})
+			e.by("user 2 marks an older message of user 1 read, then edits an older message of their own")
+			e.markRead(1, room, theirs.ID)
+			text, _ = e.text()
+			e.edit(1, room, mine.ID, text)
+			judged := false
+			e.verifies("ROOM-LAST-ACCESS", func() {
+				e.eventually(func(g Gomega) {
+					var at *string
+					for _, r := range e.rooms(1, "rooms") {
+						if r.ID == room {
+							at = r.LastAccessTime
+						}
+					}
+					if judged = at != nil; !judged {
+						return // a list without the room or the field: not judged (below)
+					}
+					t, err := time.Parse(time.RFC3339Nano, *at)
+					g.Expect(err).NotTo(HaveOccurred(), "lastAccessTime %q", *at)
+					g.Expect(t).NotTo(BeTemporally("<", sent.Add(-time.Millisecond)), "user 2's rooms list says they last accessed the write room at %s, before their latest message there, sent at %s (after marking an older message read and editing an older one)", *at, latest.Sent)
+				})
+			})
+			if !judged {
+				e.entry(EntryNotApplied, "ROOM-LAST-ACCESS\nuser 2's rooms list gives the write room no lastAccessTime (or does not list it): nothing to hold to their latest message")
+			}
+		})
+
 		d.it("lists only USER_CHANNEL rooms, without userCount and with security", reqs("CHANNEL-LIST", "CHANNEL-NO-USERCOUNT", "CHANNEL-SECURITY"), func(e *Env) {
 			channels := e.rooms(0, "channels")
 			for u := 1; u < len(e.Users); u++ {

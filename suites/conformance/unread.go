@@ -130,6 +130,10 @@ func unreadSpecs(d decl) {
 			// must not count user 1 twice.
 			_, _ = e.Client.Do(e.ctx, client.Request{Method: "POST", Path: unreadPath(e.me(0), room),
 				Token: e.Users[0].Token, Body: map[string]any{"chat": []string{m.ID}}, Invalid: true})
+			// An empty list names nothing: it may be refused, and it marks
+			// nothing (the older and newer messages below stay unread).
+			_, _ = e.Client.Do(e.ctx, client.Request{Method: "POST", Path: unreadPath(e.me(0), room),
+				Token: e.Users[0].Token, Body: map[string]any{"chat": []string{}}, Invalid: true})
 			e.verifies("UNREAD-MARK-READ", func() {
 				e.eventually(func(g Gomega) {
 					un := e.unread(0, room)
@@ -149,9 +153,9 @@ func unreadSpecs(d decl) {
 					}
 				}
 				e.Expect(e.steady("UNREAD-CHAT", "user 1's unread chat", listed(0, room, newer.ID))).
-					To(BeTrue(), "marking %s read also marked the newer %s, which was not named", m.ID, newer.ID)
+					To(BeTrue(), "marking %s read (then an empty list) also marked the newer %s, which was not named", m.ID, newer.ID)
 				e.Expect(e.steady("UNREAD-CHAT", "user 1's unread chat", listed(0, room, older.ID))).
-					To(BeTrue(), "marking %s read also marked the older %s, which was not named", m.ID, older.ID)
+					To(BeTrue(), "marking %s read (then an empty list) also marked the older %s, which was not named", m.ID, older.ID)
 				var observed Unread
 				if third > 0 && e.observe(third, "its unread items in the write room", unreadPath(e.me(third), room), &observed) && !slices.Contains(observed.Chat, m.ID) {
 					e.Expect(e.steady("UNREAD-CHAT", fmt.Sprintf("user %d's unread chat", third+1), listed(third, room, m.ID))).
@@ -177,6 +181,38 @@ func unreadSpecs(d decl) {
 				})
 				e.Expect(e.getMessage(1, room, m.ID).ReadBy).To(Equal(before+1), "readBy read again, by the author")
 				e.Expect(e.getMessage(1, room, newer.ID).ReadBy).To(Equal(newerBefore), "readBy of a message nobody marked read changed")
+			})
+		})
+
+		d.it("lists the oldest and the newest of over 100 unread messages, and marks both read in one request", reqs("UNREAD-CHAT", "UNREAD-MARK-READ"), func(e *Env) {
+			// Where a message sits must not matter: a server that looks the
+			// ids up among the newest messages only (a page, a cache) leaves
+			// an old one unread. The old one is named first and the newest
+			// last, so a server that takes one id of the list shows too.
+			e.needUsers(2)
+			room := e.writeRoom()
+			text, _ := e.text()
+			old := e.send(0, room, text)
+			e.seed(0, room, 100)
+			text, _ = e.text()
+			newest := e.send(0, room, text)
+			// No bound on the unread list is documented: a list cut to a
+			// page, from either end, leaves one of the two out.
+			e.verifies("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) {
+					chat := e.unread(1, room).Chat
+					g.Expect(chat).To(ContainElement(old.ID), "user 1's message sent before 101 others, all unread for user 2, is not in user 2's unread chat (%d ids)", len(chat))
+					g.Expect(chat).To(ContainElement(newest.ID), "user 1's newest message, with over 100 unread before it, is not in user 2's unread chat (%d ids)", len(chat))
+				})
+			})
+			e.by("user 2 marks read, in one request, user 1's message sent 101 messages ago and user 1's newest")
+			e.markRead(1, room, old.ID, newest.ID)
+			e.verifies("UNREAD-MARK-READ", func() {
+				e.eventually(func(g Gomega) {
+					chat := e.unread(1, room).Chat
+					g.Expect(chat).NotTo(ContainElement(old.ID), "a message sent before 100 newer ones, named first in a mark read, is still unread chat")
+					g.Expect(chat).NotTo(ContainElement(newest.ID), "the newest message, named last in the same mark read, is still unread chat")
+				})
 			})
 		})
 

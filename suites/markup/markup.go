@@ -96,7 +96,11 @@ func SameURL(a, b string) bool {
 		if p := u.Port(); p != "" && !(p == "443" && strings.EqualFold(u.Scheme, "https") || p == "80" && strings.EqualFold(u.Scheme, "http")) {
 			host += ":" + p
 		}
-		return strings.ToLower(u.Scheme) + "://" + host + u.EscapedPath() + "?" + u.Query().Encode() + "#" + u.Fragment
+		path := u.EscapedPath()
+		if path == "" {
+			path = "/" // a bare host and its root are one place
+		}
+		return strings.ToLower(u.Scheme) + "://" + host + path + "?" + u.Query().Encode() + "#" + u.Fragment
 	}
 	return norm(ua) == norm(ub)
 }

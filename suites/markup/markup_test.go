@@ -17,3 +17,19 @@ func TestParseFindsClassesTextAndAttributes(t *testing.T) {
 		t.Fatalf("text %q", txt)
 	}
 }
+
+func TestSameURLTakesABareHostForItsRoot(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://example.net", "https://example.net/", true},
+		{"https://EXAMPLE.net:443", "https://example.net/", true},
+		{"https://example.net", "https://example.net/x", false},
+		{"https://example.net", "http://example.net/", false},
+	} {
+		if got := SameURL(c.a, c.b); got != c.same {
+			t.Errorf("SameURL(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
