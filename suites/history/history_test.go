@@ -420,6 +420,15 @@ func TestUsers(t *testing.T) {
 		{name: "a mention names another screenName", run: func(h *hist) {
 			h.get(0, 10, 0, r1, page(M{ID: "m1", Extra: `,"mentions":[{"screenName":"bobby","userId":"u2"}]`}))
 		}, want: []string{UserStable}},
+		{name: "one username under two ids: the other participant carries another row's id", run: func(h *hist) {
+			h.get(0, 10, 1, "/v1/user/me/rooms", `[{"id":"d1","oneToOne":true,"url":"/ada","user":{"id":"m77","username":"ada","url":"/ada"}}]`)
+		}, want: []string{UserStable}},
+		{name: "one url under two ids", run: func(h *hist) {
+			h.get(0, 10, 0, r1, page(M{ID: "m1", From: `{"id":"u9","username":"adalovelace","url":"/ada"}`}))
+		}, want: []string{UserStable}},
+		{name: "two users, each with a username and url of their own", run: func(h *hist) {
+			h.get(0, 10, 0, r1, page(M{ID: "m1", From: `{"id":"u1","username":"ada","url":"/ada"}`}, M{ID: "m2", From: `{"id":"u2","username":"bob","url":"/bob"}`}))
+		}},
 		{name: "a mention written in another case, and one of an unknown user", run: func(h *hist) {
 			h.get(0, 10, 0, r1, page(M{ID: "m1", Extra: `,"mentions":[{"screenName":"Bob","userId":"u2"},{"screenName":"zed","userId":"u7"}]`}))
 		}},

@@ -180,6 +180,9 @@ type state struct {
 	roomIdx   map[string]int32
 	rooms     []roomState
 	userIdx   map[string]int32
+	// byUsername and byURL name the user first seen with a username, or a
+	// url: a username, like the path of a user, names one user.
+	byUsername, byURL map[string]int32
 	users     []userState
 	tokenUser []int32 // token index -> user index, -1 (none yet), -2 (answered as several)
 	reads     map[readKey]*readState
@@ -190,6 +193,7 @@ type state struct {
 func (st *state) init(opt Options, seed maphash.Seed) {
 	st.opt, st.seed = opt, seed
 	st.msgIdx, st.roomIdx, st.userIdx = map[string]int32{}, map[string]int32{}, map[string]int32{}
+	st.byUsername, st.byURL = map[string]int32{}, map[string]int32{}
 	st.reads = map[readKey]*readState{}
 	st.found = newCollector(opt.MaxPerRequirement)
 }
@@ -748,6 +752,28 @@ func (st *state) editedDiffers(ver *verState, mf *msgFact) bool {
 	return !(ok && ver.editedOK && cmpInstant(in, ver.edited) == 0)
 }
 
+// sameName holds that one username (or url) names one user: the user
+// first seen with it in an answer, by id. Another id with it breaks
+// USER-STABLE once per user (a user object carrying the id of something
+// else, such as a membership row, shows this way).
+func (st *state) sameName(ui int32, by map[string]int32, what, name string, id int32) {
+	first, seen := by[name]
+	switch {
+	case !seen:
+		by[name] = ui
+	case first != ui && !st.users[ui].reported && !st.users[first].reported:
+		st.users[ui].reported = true
+		if st.found.note(UserStable) {
+			ex := st.users[first].usernameEx
+			if what == "url" {
+				ex = st.users[first].urlEx
+			}
+			st.found.add(UserStable, []int32{ex, id}, "The %s %s names user %s in %s but user %s in %s.",
+				what, quote(name), quote(st.users[first].id), st.desc(ex), quote(st.users[ui].id), st.desc(id))
+		}
+	}
+}
+
 // userSeen adds a user object of an answer and returns the user's index.
 func (st *state) userSeen(uf *userFact, id int32) int32 {
 	ui := st.user(uf.id)
@@ -764,6 +790,13 @@ func (st *state) userSeen(uf *userFact, id int32) int32 {
 			}
 		}
 	}
+	if uf.hasUsername {
+		st.sameName(ui, st.byUsername, "username", string(uf.username), id)
+	}
+	if uf.hasURL {
+		st.sameName(ui, st.byURL, "url", string(uf.url), id)
+	}
+	u = &st.users[ui]
 	if uf.hasURL {
 		switch {
 		case !u.hasURL:
