@@ -166,36 +166,41 @@ func paginationSpecs(d decl) {
 		d.it("answers aroundId with a window around the anchor, anchor included", reqs("PAGE-AROUNDID"), func(e *Env) {
 			room := e.writeRoom()
 			const limit = 6
-			// The anchor sits among 25 messages of ours, 8 older and 16 newer:
-			// the newest page and the oldest page both miss it, and it is off
-			// the middle, so a window placed at its position counted from the
-			// other end is far from it even when the room holds only ours.
+			// The first anchor sits among 25 messages of ours, 8 older and 16
+			// newer: the newest page and the oldest page both miss it, and it
+			// is off the middle, so a window placed at its position counted
+			// from the other end is far from it even when the room holds only
+			// ours. The others are off the middle too, and far from the
+			// newest page.
 			seeded := e.seed(0, room, 25)
-			anchor := 8
-			around := e.list(0, room, q("aroundId", seeded[anchor].ID, "limit", strconv.Itoa(limit)))
-			e.Expect(idsOf(around)).To(ContainElement(seeded[anchor].ID), "aroundId=%s did not include the anchor", seeded[anchor].ID)
-			e.Expect(len(around)).To(BeNumerically("<=", limit), "aroundId with limit %d returned %d messages", limit, len(around))
 			position := map[string]int{}
 			for i, m := range seeded {
 				position[m.ID] = i
 			}
-			neighbours := 0
-			for _, m := range around {
-				if i, ours := position[m.ID]; ours {
-					e.Expect(i-anchor).To(BeNumerically("~", 0, limit), "aroundId=%s (limit %d) returned a message %d places away", seeded[anchor].ID, limit, i-anchor)
-					if i != anchor {
+			// Five anchors, each a window of its own: a server that answers
+			// one aroundId read in a few wrongly meets one of them.
+			for _, anchor := range []int{8, 4, 6, 10, 12} {
+				around := e.list(0, room, q("aroundId", seeded[anchor].ID, "limit", strconv.Itoa(limit)))
+				e.Expect(idsOf(around)).To(ContainElement(seeded[anchor].ID), "aroundId=%s did not include the anchor", seeded[anchor].ID)
+				e.Expect(len(around)).To(BeNumerically("<=", limit), "aroundId with limit %d returned %d messages", limit, len(around))
+				neighbours := 0
+				for _, m := range around {
+					if i, ours := position[m.ID]; ours {
+						e.Expect(i-anchor).To(BeNumerically("~", 0, limit), "aroundId=%s (limit %d) returned a message %d places away", seeded[anchor].ID, limit, i-anchor)
+						if i != anchor {
+							neighbours++
+						}
+					} else if e.Beside {
+						// The checks running beside this one may have sent
+						// between our messages: any message but the anchor is
+						// one around it then (a message of ours within limit
+						// places of it in the room is still within limit places
+						// of it among ours).
 						neighbours++
 					}
-				} else if e.Beside {
-					// The checks running beside this one may have sent
-					// between our messages: any message but the anchor is
-					// one around it then (a message of ours within limit
-					// places of it in the room is still within limit places
-					// of it among ours).
-					neighbours++
 				}
+				e.Expect(neighbours).To(BeNumerically(">", 0), "aroundId=%s with limit %d returned the anchor without any message around it", seeded[anchor].ID, limit)
 			}
-			e.Expect(neighbours).To(BeNumerically(">", 0), "aroundId=%s with limit %d returned the anchor without any message around it", seeded[anchor].ID, limit)
 
 			e.by("and around an anchor older than the newest 100 messages of a room (read only)")
 			if deep, deepRoom, ok := e.deepMessage(); ok {

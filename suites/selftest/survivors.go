@@ -8,6 +8,12 @@ import "strings"
 // "attribution" a defect a check sees but blames on another requirement.
 // The matrix prints each beside its fault.
 var survivorReasons = map[string]string{
+	// The eighth held-out set (origin HeldOut8), written blind and measured
+	// before any check changed (46 of 62 by default, 49 with --full).
+	"HTTP-GET-SAFE/collateral#15":   "not observable in this world (held out, eighth set): listing the rooms marks the messages of one-to-one rooms read; user 1's only one-to-one room is the hide room, which the reads leave out of what they observe (a hide beside them may change it), and the other one-to-one room is not user 1's",
+	"META-ISSUES/too-wide":          "not checked, on purpose (held out, eighth set): a #12 in a link's fragment is listed as an issue; the document does not say what an issue reference is, so no check holds that a fragment is not one",
+	"META-MENTIONS/ignores-input#2": "not checked, on purpose (held out, eighth set): a mention of a user who is not in the room is neither wrapped nor listed; who can be mentioned is not stated, and servers commonly resolve mentions among a room's members only, so the checks mention members",
+	"RENDER-ISSUE/ignores-input#5":  "not observable in this world (held out, eighth set): issue references are wrapped only in repository rooms; the independent world's write room, the only room the run writes in, is a repository room",
 	// The seventh held-out set (origin HeldOut7), written blind and measured
 	// before any check changed (56 of 73 by default, 60 with --full); the
 	// survivors of the rules built after it keep their reasons here.
