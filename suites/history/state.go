@@ -170,24 +170,24 @@ const (
 )
 
 type state struct {
-	opt       Options
-	seed      maphash.Seed
-	base      time.Time
-	hasBase   bool
-	ex        []exRec
-	msgIdx    map[string]int32
-	msgs      []msgState
-	roomIdx   map[string]int32
-	rooms     []roomState
-	userIdx   map[string]int32
+	opt     Options
+	seed    maphash.Seed
+	base    time.Time
+	hasBase bool
+	ex      []exRec
+	msgIdx  map[string]int32
+	msgs    []msgState
+	roomIdx map[string]int32
+	rooms   []roomState
+	userIdx map[string]int32
 	// byUsername and byURL name the user first seen with a username, or a
 	// url: a username, like the path of a user, names one user.
 	byUsername, byURL map[string]int32
-	users     []userState
-	tokenUser []int32 // token index -> user index, -1 (none yet), -2 (answered as several)
-	reads     map[readKey]*readState
-	lists     map[listKey]*listHist // rooms and channels lists (lists.go)
-	found     collector
+	users             []userState
+	tokenUser         []int32 // token index -> user index, -1 (none yet), -2 (answered as several)
+	reads             map[readKey]*readState
+	lists             map[listKey]*listHist // rooms and channels lists (lists.go)
+	found             collector
 }
 
 func (st *state) init(opt Options, seed maphash.Seed) {
