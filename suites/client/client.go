@@ -401,17 +401,22 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 				return nil, c.throttled(ctx, r.Method, target, err)
 			}
 		}
-		resp, err := c.once(ctx, r, target, header, body, true)
+		// A read whose body breaks off is asked once more before the
+		// broken body is taken for the server's answer (a connection can
+		// break on the way); the first break is no exchange. A write is
+		// not sent twice: its broken body is the answer, and the
+		// violation says what broke. A replay takes what the record holds.
+		read := r.Method == http.MethodGet || r.Method == http.MethodHead
+		resp, err := c.once(ctx, r, target, header, body, true, !read || again || c.Replaying())
 		if err != nil {
+			var te *TransportError
+			if errors.As(err, &te) && te.brokeOff && read && !again {
+				again = true
+				continue
+			}
 			return nil, err
 		}
 		resp.Attempts = attempt
-		if resp.BrokenOff && !again && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			// A read is asked once more before its broken body is taken
-			// for the server's: a connection can break on the way.
-			again = true
-			continue
-		}
 		if resp.Status != http.StatusTooManyRequests && resp.Status != http.StatusServiceUnavailable {
 			return resp, nil
 		}
@@ -477,7 +482,7 @@ func mergeHeader(dst, extra http.Header) {
 
 // once sends one attempt. live says whether its transport failures count
 // towards Down.
-func (c *Client) once(ctx context.Context, r Request, target string, header http.Header, body []byte, live bool) (*Response, error) {
+func (c *Client) once(ctx context.Context, r Request, target string, header http.Header, body []byte, live, brokenOK bool) (*Response, error) {
 	caller := ctx
 	check := CheckOf(ctx)
 	if p := c.check.Load(); p != nil && check == "" {
@@ -544,8 +549,13 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	defer resp.Body.Close()
 	raw, err := readBody(resp.Body, c.cfg.MaxBody+1, resp.ContentLength)
 	if err != nil {
-		if !brokeOff(err, resp.ContentLength, len(raw)) || ctx.Err() != nil {
-			return fail(err, "reading the body: ")
+		broke := brokeOff(err, resp.ContentLength, len(raw)) && ctx.Err() == nil
+		if !broke || !brokenOK {
+			_, ferr := fail(err, "reading the body: ")
+			if te, ok := ferr.(*TransportError); ok {
+				te.brokeOff = broke
+			}
+			return nil, ferr
 		}
 		// The status and headers came, and the body stopped short of
 		// what they declared: an answer, broken (see Response.BrokenOff).
@@ -681,7 +691,7 @@ func (c *Client) plain(ctx context.Context, r Request) (*Response, error) {
 			return nil, c.throttled(ctx, r.Method, target, err)
 		}
 	}
-	resp, err := c.once(ctx, r, target, header, body, false)
+	resp, err := c.once(ctx, r, target, header, body, false, false)
 	if resp != nil {
 		resp.Attempts = 1
 	}

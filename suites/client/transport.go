@@ -57,6 +57,9 @@ type TransportError struct {
 	Method, URL string // URL redacted
 	Kind        Kind
 	Err         error // redacted text of the cause
+	// brokeOff says the status and headers came and the body ended
+	// before its declared length (see Response.BrokenOff).
+	brokeOff bool
 }
 
 func (e *TransportError) Error() string {

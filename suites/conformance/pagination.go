@@ -283,6 +283,7 @@ func limitSpecs(d decl) {
 				seeded[i] = e.send(0, room, t+" "+word)
 			}
 			anchor := e.send(0, room, "anchor "+e.Marker()).ID
+			answered := 0
 			// Values at the edges of the integer widths a server may store
 			// limit in too: one that wraps to zero or below must not mean
 			// "no limit".
@@ -299,6 +300,10 @@ func limitSpecs(d decl) {
 				var ms []Message
 				e.expectOK(resp, &ms)
 				e.Expect(len(ms)).To(BeNumerically("<=", 100), "%s returned %d messages", limit, len(ms))
+				answered++
+			}
+			if answered == 0 {
+				e.entry(EntryNotApplied, "LIMIT-CAP\nevery list with a limit above 100 was refused: no page to hold to the cap")
 			}
 		})
 

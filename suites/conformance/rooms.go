@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -242,9 +243,6 @@ func roomSpecs(d decl) {
 			if err != nil {
 				e.skip("the send's answer gives no readable sent time (" + latest.Sent + "): the shape's checks judge that")
 			}
-			e.step("UNREAD-CHAT", func() {
-				e.eventually(func(g Gomega) { g.Expect(e.unread(1, room).Chat).To(ContainElement(theirs.ID)) })
-			})
 			e.by("user 2 marks an older message of user 1 read, then edits an older message of their own: after each, the time is still at or after their latest message")
 			judged := false
 			after := func(what string) {
@@ -259,10 +257,17 @@ func roomSpecs(d decl) {
 						if at == nil {
 							return // a list without the room or the field: not judged (below)
 						}
-						judged = true
 						t, err := time.Parse(time.RFC3339Nano, *at)
-						g.Expect(err).NotTo(HaveOccurred(), "lastAccessTime %q", *at)
-						g.Expect(t).NotTo(BeTemporally("<", sent.Add(-time.Millisecond)), "user 2's rooms list says they last accessed the write room at %s, before their latest message there, sent at %s (after %s)", *at, latest.Sent, what)
+						if err != nil {
+							return // the shape's checks judge an unreadable time
+						}
+						judged = true
+						// A time kept to the second is allowed the second.
+						slack := time.Millisecond
+						if !strings.Contains(*at, ".") {
+							slack = time.Second
+						}
+						g.Expect(t).NotTo(BeTemporally("<", sent.Add(-slack)), "user 2's rooms list says they last accessed the write room at %s, before their latest message there, sent at %s (after %s)", *at, latest.Sent, what)
 					})
 				})
 			}

@@ -426,6 +426,9 @@ func TestUsers(t *testing.T) {
 		{name: "one url under two ids", run: func(h *hist) {
 			h.get(0, 10, 0, r1, page(M{ID: "m1", From: `{"id":"u9","username":"adalovelace","url":"/ada"}`}))
 		}, want: []string{UserStable}},
+		{name: "accounts nobody's token stands for, under one placeholder name", run: func(h *hist) {
+			h.get(0, 10, 0, r1, page(M{ID: "m1", From: `{"id":"x1","username":"ghost","url":"/ghost"}`}, M{ID: "m2", From: `{"id":"x2","username":"ghost","url":"/ghost"}`}))
+		}},
 		{name: "two users, each with a username and url of their own", run: func(h *hist) {
 			h.get(0, 10, 0, r1, page(M{ID: "m1", From: `{"id":"u1","username":"ada","url":"/ada"}`}, M{ID: "m2", From: `{"id":"u2","username":"bob","url":"/bob"}`}))
 		}},

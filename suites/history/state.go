@@ -756,12 +756,20 @@ func (st *state) editedDiffers(ver *verState, mf *msgFact) bool {
 // first seen with it in an answer, by id. Another id with it breaks
 // USER-STABLE once per user (a user object carrying the id of something
 // else, such as a membership row, shows this way).
+//
+// Only a collision with a user a token of the run stands for is judged:
+// a service may show accounts it no longer knows (deleted, renamed) under
+// one placeholder name, and no statement says how.
 func (st *state) sameName(ui int32, by map[string]int32, what, name string, id int32) {
+	if name == "" {
+		return
+	}
 	first, seen := by[name]
 	switch {
 	case !seen:
 		by[name] = ui
-	case first != ui && !st.users[ui].reported && !st.users[first].reported:
+	case first != ui && (slices.Contains(st.tokenUser, first) || slices.Contains(st.tokenUser, ui)) &&
+		!st.users[ui].reported && !st.users[first].reported:
 		st.users[ui].reported = true
 		if st.found.note(UserStable) {
 			ex := st.users[first].usernameEx

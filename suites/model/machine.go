@@ -255,9 +255,10 @@ func (m *machine) need(req string, ok bool, format string, args ...any) {
 
 // needAnswer is need for a success that should carry a message: one whose
 // body is not JSON at all (cut short, another format) is HTTP-JSON-BODY's
-// breach, which leaves the operation unjudged.
+// breach, which leaves the operation unjudged. An empty body carries no
+// data to be JSON: the operation's own breach.
 func (m *machine) needAnswer(req string, resp *client.Response, ok bool, format string, args ...any) {
-	if !ok && ok2xx(resp.Status) && !json.Valid(resp.Body) {
+	if !ok && ok2xx(resp.Status) && len(bytes.TrimSpace(resp.Body)) > 0 && !json.Valid(resp.Body) {
 		req, format = "HTTP-JSON-BODY", format+" (its body is not JSON)"
 	}
 	m.need(req, ok, format, args...)
