@@ -218,7 +218,9 @@ func stopsAnswering(stop <-chan struct{}) http.Handler {
 			if r.Header.Get("Authorization") == "Bearer tok-two" || r.URL.Query().Get("access_token") == "tok-two" {
 				id = "u2"
 			}
-			fmt.Fprintf(w, `[{"id":%q,"username":%q,"displayName":"d","url":"/x","avatarUrlSmall":"https://a.example/s","avatarUrlMedium":"https://a.example/m"}]`, id, id)
+			// Each user a url of its own: one url naming two users breaks
+			// USER-STABLE, and this server breaks nothing but its answering.
+			fmt.Fprintf(w, `[{"id":%q,"username":%q,"displayName":"d","url":"/%s","avatarUrlSmall":"https://a.example/s","avatarUrlMedium":"https://a.example/m"}]`, id, id, id)
 			return
 		}
 		if strings.HasSuffix(r.URL.Path, "/channels") {
