@@ -196,7 +196,7 @@ func Faults() []Fault {
 		heldOut5MessagesFaults(), heldOut5PaginationFaults(), heldOut5RenderingFaults(), heldOut5RoomsFaults(), heldOut5SearchFaults(), heldOut5TransportFaults(), heldOut5UnreadFaults(), heldOut5UserFaults(),
 		heldOut6MessagesFaults(), heldOut6PaginationFaults(), heldOut6RenderingFaults(), heldOut6RoomsFaults(), heldOut6SearchFaults(), heldOut6TransportFaults(), heldOut6UnreadFaults(), heldOut6UserFaults(),
 		heldOut7MessagesFaults(), heldOut7PaginationFaults(), heldOut7RenderingFaults(), heldOut7RoomsFaults(), heldOut7SearchFaults(), heldOut7TransportFaults(), heldOut7UnreadFaults(), heldOut7UserFaults(),
-		heldOut8Faults())
+		heldOut8MessagesFaults(), heldOut8PaginationFaults(), heldOut8RenderingFaults(), heldOut8RoomsFaults(), heldOut8SearchFaults(), heldOut8TransportFaults(), heldOut8UnreadFaults(), heldOut8UserFaults())
 	for i := range all {
 		if all[i].Survives == "" {
 			all[i].Survives = survivalReason(all[i])

@@ -806,3 +806,21 @@ func heldOut7PaginationFaults() []Fault {
 		HeldOut7.fault("PAGE-UNIQUE/stale-derived#2", heldOut7What("list-shows-every-version")).inIndependent("list-shows-every-version"),
 	}
 }
+
+// heldOut8PaginationFaults are the defects of the eighth held-out set (independent.HeldOut8)
+// whose requirements belong to this file (see heldOut8What).
+func heldOut8PaginationFaults() []Fault {
+	return []Fault{
+		HeldOut8.fault("LIMIT-CAP/ignores-input#10", heldOut8What("limit-int32-wrap-unbounded")).inIndependent("limit-int32-wrap-unbounded"),
+		HeldOut8.fault("PAGE-AFTERID/too-wide", heldOut8What("after-short-page-filled-with-older")).inIndependent("after-short-page-filled-with-older"),
+		HeldOut8.fault("PAGE-AROUNDID/ignores-input#4", heldOut8What("around-time-window-oldest-cut")).inIndependent("around-time-window-oldest-cut"),
+		HeldOut8.fault("PAGE-AROUNDID/intermittent#3", heldOut8What("around-old-node-flaky")).inIndependent("around-old-node-flaky"),
+		HeldOut8.fault("PAGE-BEFOREID-WALK/ignores-input#6", heldOut8What("before-tie-broken-by-id")).inIndependent("before-tie-broken-by-id"),
+		HeldOut8.fault("PAGE-BEFOREID-WALK/not-stored#2", heldOut8What("before-drops-room-first-message")).inIndependent("before-drops-room-first-message"),
+		HeldOut8.fault("PAGE-BEFOREID/intermittent#2", heldOut8What("sent-from-skewed-node-flaky")).inIndependent("sent-from-skewed-node-flaky"),
+		HeldOut8.fault("PAGE-BEFOREID/stale-derived#2", heldOut8What("before-anchor-time-from-edit")).inIndependent("before-anchor-time-from-edit"),
+		HeldOut8.fault("PAGE-LIMIT/ignores-input#11", heldOut8What("limit-compared-as-text")).inIndependent("limit-compared-as-text"),
+		HeldOut8.fault("PAGE-SKIP/ignores-input#7", heldOut8What("skip-taken-as-page-number")).inIndependent("skip-taken-as-page-number"),
+		HeldOut8.fault("PAGE-UNIQUE/shape#4", heldOut8What("list-mentions-join-fanout")).inIndependent("list-mentions-join-fanout"),
+	}
+}

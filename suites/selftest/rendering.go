@@ -384,3 +384,17 @@ func heldOut7RenderingFaults() []Fault {
 		HeldOut7.fault("RENDER-MENTION/shape#6", heldOut7What("render-mention-anchor")).inIndependent("render-mention-anchor"),
 	}
 }
+
+// heldOut8RenderingFaults are the defects of the eighth held-out set (independent.HeldOut8)
+// whose requirements belong to this file (see heldOut8What).
+func heldOut8RenderingFaults() []Fault {
+	return []Fault{
+		HeldOut8.fault("META-ISSUES/too-wide", heldOut8What("meta-issues-from-url-fragments")).inIndependent("meta-issues-from-url-fragments"),
+		HeldOut8.fault("META-MENTIONS/ignores-input#2", heldOut8What("render-mention-room-members-only")).inIndependent("render-mention-room-members-only"),
+		HeldOut8.fault("META-URLS/ignores-input#2", heldOut8What("meta-urls-seen-in-room-dropped")).inIndependent("meta-urls-seen-in-room-dropped"),
+		HeldOut8.fault("RENDER-ESCAPE/shape#15", heldOut8What("render-markdown-path-unsafe")).inIndependent("render-markdown-path-unsafe"),
+		HeldOut8.fault("RENDER-ISSUE/ignores-input#5", heldOut8What("render-issue-repo-rooms-only")).inIndependent("render-issue-repo-rooms-only"),
+		HeldOut8.fault("RENDER-LINK/ignores-input#4", heldOut8What("render-link-bare-host-plain")).inIndependent("render-link-bare-host-plain"),
+		HeldOut8.fault("RENDER-MENTION/shape#7", heldOut8What("list-html-mentions-unwrapped")).inIndependent("list-html-mentions-unwrapped"),
+	}
+}

@@ -750,3 +750,19 @@ func heldOut7UnreadFaults() []Fault {
 		HeldOut7.fault("UNREAD-SHAPE/shape#7", heldOut7What("unread-chat-message-objects")).inIndependent("unread-chat-message-objects"),
 	}
 }
+
+// heldOut8UnreadFaults are the defects of the eighth held-out set (independent.HeldOut8)
+// whose requirements belong to this file (see heldOut8What).
+func heldOut8UnreadFaults() []Fault {
+	return []Fault{
+		HeldOut8.fault("UNREAD-CHAT/not-stored#6", heldOut8What("unread-chat-oldest-100")).inIndependent("unread-chat-oldest-100"),
+		HeldOut8.fault("UNREAD-CHAT/stale-derived#2", heldOut8What("unread-cached-until-mark")).inIndependent("unread-cached-until-mark"),
+		HeldOut8.fault("UNREAD-FLAG/wrong-subject#8", heldOut8What("unread-flag-own-messages")).inIndependent("unread-flag-own-messages"),
+		HeldOut8.fault("UNREAD-MARK-READ/not-stored#7", heldOut8What("mark-read-room-doc-lost-update")).inIndependent("mark-read-room-doc-lost-update"),
+		HeldOut8.fault("UNREAD-MARK-READ/too-wide#6", heldOut8What("mark-read-empty-marks-all")).inIndependent("mark-read-empty-marks-all"),
+		HeldOut8.fault("UNREAD-READBY/too-wide#2", heldOut8What("readby-raised-by-batch-size")).inIndependent("readby-raised-by-batch-size"),
+		HeldOut8.fault("UNREAD-ROOM-COUNTS/intermittent#4", heldOut8What("room-counts-zipped-flaky")).inIndependent("room-counts-zipped-flaky"),
+		HeldOut8.fault("UNREAD-ROOM-COUNTS/stale-derived#11", heldOut8What("room-unread-capped-badge")).inIndependent("room-unread-capped-badge"),
+		HeldOut8.fault("UNREAD-SHAPE/shape#8", heldOut8What("unread-keys-untagged")).inIndependent("unread-keys-untagged"),
+	}
+}

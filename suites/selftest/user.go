@@ -189,3 +189,12 @@ func heldOut7UserFaults() []Fault {
 		HeldOut7.fault("USER-STABLE/shape#6", heldOut7What("meta-mention-screenname-at")).inIndependent("meta-mention-screenname-at").inWholeRun(),
 	}
 }
+
+// heldOut8UserFaults are the defects of the eighth held-out set (independent.HeldOut8)
+// whose requirements belong to this file (see heldOut8What).
+func heldOut8UserFaults() []Fault {
+	return []Fault{
+		HeldOut8.fault("USER-SHAPE/shape#9", heldOut8What("avatar-initials-name-unescaped")).inIndependent("avatar-initials-name-unescaped"),
+		HeldOut8.fault("USER-STABLE/wrong-subject", heldOut8What("dm-user-id-membership-row")).inIndependent("dm-user-id-membership-row").inWholeRun(),
+	}
+}
