@@ -308,7 +308,7 @@ with another version it says what changed (the documents' digests) and which
 verdicts the newer version reaches differently.
 
 The reports are a run's (the JSON valid against
-suites/runner/report.schema.json): every requirement of the record's
+suites/report/report.schema.json): every requirement of the record's
 profile, those the record can judge PASS or FAIL, the others NOT RUN with
 why, the document and history checkers as the judges, the counts and the
 coverage; the JSON adds how the replay compares with the run ("replay").

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,6 +22,7 @@ import (
 	"github.com/chatrooms/conformance/suites/attest"
 	"github.com/chatrooms/conformance/suites/generate"
 	"github.com/chatrooms/conformance/suites/record"
+	"github.com/chatrooms/conformance/suites/report"
 	"github.com/chatrooms/conformance/suites/runner"
 	"github.com/chatrooms/conformance/suites/target"
 )
@@ -62,8 +62,8 @@ func replayChecks(ctx context.Context, rec string) *attest.CheckReplay {
 		}
 		return failed(fmt.Errorf("the replay of the checks wrote no report: %s", why))
 	}
-	var res runner.Result
-	if err := json.Unmarshal(raw, &res); err != nil {
+	res, err := report.Decode(raw)
+	if err != nil {
 		return failed(fmt.Errorf("the replay of the checks: %w", err))
 	}
 	cr := &attest.CheckReplay{Verdicts: map[string]string{}, Unanswered: map[string]int{}, Version: res.Version}

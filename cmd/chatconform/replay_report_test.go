@@ -38,7 +38,7 @@ func TestReplayJSONIsARunReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := reportSchema(t).Validate(decode(t, raw)); err != nil {
-		t.Fatalf("replay's JSON breaks suites/runner/report.schema.json:\n%v", err)
+		t.Fatalf("replay's JSON breaks suites/report/report.schema.json:\n%v", err)
 	}
 	var rep runner.Result
 	if err := json.Unmarshal(raw, &rep); err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // The JSON reports chatconform writes are valid against the published
-// schema, suites/runner/report.schema.json: a whole core run's, with failed
+// schema, suites/report/report.schema.json: a whole core run's, with failed
 // exchanges, a short passing one's, and those of runs that stopped early
 // (the preflight failing a requirement, the target unreachable, the
 // description wrong). That the
@@ -70,7 +70,7 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 			}
 			report := decode(t, raw)
 			if err := sch.Validate(report); err != nil {
-				t.Fatalf("the JSON report breaks suites/runner/report.schema.json:\n%v", err)
+				t.Fatalf("the JSON report breaks suites/report/report.schema.json:\n%v", err)
 			}
 			if m, _ := report.(map[string]any); tc.whole && m["failedExchanges"] == nil {
 				t.Error("the whole run lists no failed exchange: their part of the schema went unchecked")
@@ -98,10 +98,10 @@ func TestJSONReportsMatchTheSchema(t *testing.T) {
 	}
 }
 
-// reportSchema compiles suites/runner/report.schema.json, formats asserted.
+// reportSchema compiles suites/report/report.schema.json, formats asserted.
 func reportSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "suites", "runner", "report.schema.json"))
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "suites", "report", "report.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

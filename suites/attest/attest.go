@@ -62,6 +62,7 @@ import (
 	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 
 	"github.com/chatrooms/conformance/suites/record"
+	"github.com/chatrooms/conformance/suites/report"
 )
 
 // In-toto names.
@@ -142,30 +143,22 @@ type Broken struct {
 	Count       int    `json:"count"`
 }
 
-// report is the part of a run's JSON report (runner.Result) a statement
-// takes.
-type report struct {
-	Version      string          `json:"version"`
-	Profile      string          `json:"profile"`
-	Target       string          `json:"target"`
-	Bundled      bool            `json:"bundled"`
-	Seed         uint64          `json:"seed"`
-	Started      time.Time       `json:"started"`
-	Requests     int             `json:"requests"`
-	ExitStatus   int             `json:"exitCode"`
-	Halted       string          `json:"halted"`
-	Counts       map[string]int  `json:"counts"`
-	Checks       map[string]int  `json:"checks"`
-	Coverage     json.RawMessage `json:"coverage"`
-	Requirements []Requirement   `json:"requirements"`
-}
-
 // NewStatement builds the statement of a run from its JSON report (the
 // bytes chatconform --json writes) and its record file.
 func NewStatement(reportJSON []byte, recordPath string) (*Statement, error) {
-	var rep report
-	if err := json.Unmarshal(reportJSON, &rep); err != nil {
+	rep, err := report.Decode(reportJSON)
+	if err != nil {
 		return nil, fmt.Errorf("attest: the run's report: %w", err)
+	}
+	var coverage json.RawMessage
+	if rep.Coverage != nil {
+		if coverage, err = json.Marshal(rep.Coverage); err != nil {
+			return nil, fmt.Errorf("attest: the run's coverage: %w", err)
+		}
+	}
+	reqs := make([]Requirement, len(rep.Requirements))
+	for i, q := range rep.Requirements {
+		reqs[i] = Requirement{ID: q.ID, Verdict: q.Verdict.String()}
 	}
 	digest, err := fileDigest(recordPath)
 	if err != nil {
@@ -175,7 +168,7 @@ func NewStatement(reportJSON []byte, recordPath string) (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.Seed != rep.Seed || h.Profile != rep.Profile {
+	if h.Seed != rep.Seed || h.Profile != string(rep.Profile) {
 		return nil, fmt.Errorf("attest: the record (seed %d, profile %s) is not of the run reported (seed %d, profile %s)", h.Seed, h.Profile, rep.Seed, rep.Profile)
 	}
 	// The statement names the documents and catalogue the run was judged
@@ -188,9 +181,9 @@ func NewStatement(reportJSON []byte, recordPath string) (*Statement, error) {
 	if ch := h.Digests.Changes(cur); len(ch) > 0 {
 		return nil, fmt.Errorf("attest: the record was written by a build judging by other documents than this one's: %s", strings.Join(ch, "; "))
 	}
-	p := Predicate{Target: rep.Target, Bundled: rep.Bundled, Profile: rep.Profile, HarnessVersion: rep.Version, Digests: h.Digests,
+	p := Predicate{Target: rep.Target, Bundled: rep.Bundled, Profile: string(rep.Profile), HarnessVersion: rep.Version, Digests: h.Digests,
 		Seed: rep.Seed, Started: rep.Started, ExitCode: rep.ExitStatus, Halted: rep.Halted, Requests: rep.Requests, Counts: rep.Counts,
-		Checks: rep.Checks, Coverage: rep.Coverage, Requirements: rep.Requirements, Record: claim(tr.Verdicts), Observed: tr.Observed}
+		Checks: rep.Checks, Coverage: coverage, Requirements: reqs, Record: claim(tr.Verdicts), Observed: tr.Observed}
 	return &Statement{Type: StatementType, PredicateType: PredicateType, Predicate: p,
 		Subject: []Subject{{Name: filepath.Base(recordPath), Digest: map[string]string{"sha256": digest}}}}, nil
 }

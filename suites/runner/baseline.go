@@ -74,7 +74,7 @@ func (r *Result) applyBaseline(b *Baseline) {
 		q.Known = b.Known[q.ID]
 		for j := range q.Checks {
 			c := &q.Checks[j]
-			switch c.checkOutcome() {
+			switch c.CheckOutcome() {
 			case Fail:
 				// Known when the requirement it failed on is listed (or, for a
 				// check that did not say, every requirement it verifies).
@@ -86,9 +86,10 @@ func (r *Result) applyBaseline(b *Baseline) {
 					}
 				}
 				if known {
-					c.whole = Known
 					if c.Outcome == Fail {
 						c.Outcome = Known
+					} else {
+						c.Whole = Known
 					}
 				}
 			}

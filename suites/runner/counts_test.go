@@ -33,7 +33,7 @@ func TestEveryOutputCountsTheSameChecks(t *testing.T) {
 		}, map[Outcome]int{Pass: 3, Fail: 2}},
 		{"soft failure on the way", map[string][]CheckResult{
 			"MSG-STABLE": {{Name: HistoryCheck, Area: "History", IDs: []string{"MSG-STABLE"}, Outcome: Pass}},
-			"ROOM-LIST":  {{Name: "sends (on the way, about ROOM-LIST)", of: "sends", IDs: []string{"ROOM-LIST"}, Outcome: Fail, Message: "on the way"}},
+			"ROOM-LIST":  {{Name: "sends (on the way, about ROOM-LIST)", Of: "sends", IDs: []string{"ROOM-LIST"}, Outcome: Fail, Message: "on the way"}},
 		}, map[Outcome]int{Pass: 4, Fail: 1}},
 	} {
 		var b bytes.Buffer

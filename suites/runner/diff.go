@@ -1,10 +1,10 @@
 package runner
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/chatrooms/conformance/suites/report"
 )
 
 // Change is one requirement whose verdict differs between two runs.
@@ -103,16 +103,12 @@ func (r *Result) Comparable() string {
 
 // LoadResult reads a JSON report written by a run.
 func LoadResult(path string) (*Result, error) {
-	raw, err := os.ReadFile(path)
+	rep, err := report.Read(path)
 	if err != nil {
 		return nil, err
 	}
-	var r Result
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a chatconform JSON report: %v", path, err)
-	}
-	if len(r.Requirements) == 0 {
+	if len(rep.Requirements) == 0 {
 		return nil, fmt.Errorf("%s: a chatconform JSON report lists requirements; this one lists none", path)
 	}
-	return &r, nil
+	return &Result{Report: *rep}, nil
 }

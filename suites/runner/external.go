@@ -141,30 +141,3 @@ func NewReport(in External) *Result {
 	res.ExitStatus = res.ExitCode()
 	return res
 }
-
-// ReplayNote says, in the report of a replayed record, what the run report
-// has no other place for: how the replay compares with the run recorded.
-type ReplayNote struct {
-	// RecordedVersion is the harness version that made the run.
-	RecordedVersion string `json:"recordedVersion"`
-	// Digests are the SHA-256 digests (hex) of the documents and catalogue
-	// the run was judged by, as the record's header names them.
-	Digests map[string]string `json:"digests"`
-	// Changes say how this build's documents, catalogue and version differ
-	// from the run's (none: the same judges).
-	Changes []string `json:"changes,omitempty"`
-	// Complete says the record has its last line (the run was not cut
-	// short).
-	Complete bool `json:"complete"`
-	// Compared says the record holds the verdicts of its run to compare
-	// with; Differences lists how the replay's differ from them.
-	Compared    bool     `json:"compared"`
-	Differences []string `json:"differences,omitempty"`
-	// JudgedAgainstDocument is how many exchanges were held to the
-	// document; ExchangesNotJudged counts the others by reason.
-	JudgedAgainstDocument int            `json:"judgedAgainstDocument"`
-	ExchangesNotJudged    map[string]int `json:"exchangesNotJudged,omitempty"`
-	// Unattributed are findings under labels that are no requirement of
-	// the catalogue (a request addressing no operation, say), in words.
-	Unattributed []string `json:"unattributed,omitempty"`
-}

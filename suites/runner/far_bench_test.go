@@ -351,43 +351,44 @@ func farRunChild(delay, parallel, out string) int {
 	}
 	f := farFigures{Wall: wall, AtOnce: res.ChecksAtOnce, SetupRequests: res.setupRequests, SetupWaits: res.setupWaits, Waits: res.setupWaits, Exit: res.ExitCode()}
 	seen := map[string]bool{}
-	var byWaits []CheckResult
+	type counted struct {
+		CheckResult
+		checkCounts
+	}
+	var byWaits []counted
 	for _, req := range res.Requirements {
 		for _, c := range req.Checks {
-			if c.of != "" || seen[c.Name] {
+			if c.Of != "" || seen[c.Name] {
 				continue
 			}
 			seen[c.Name] = true
-			o := c.whole
-			if o == NotRun { // a judge's row (whole is set on checks' rows only)
-				o = c.Outcome
-			}
-			if o != Pass && o != Skip {
+			if o := c.CheckOutcome(); o != Pass && o != Skip {
 				f.NotPassed = append(f.NotPassed, c.Name+": "+o.String())
 			}
 			if c.Requests == 0 {
 				continue
 			}
+			n := res.counts[c.Name]
 			f.Checks++
-			byWaits = append(byWaits, c)
+			byWaits = append(byWaits, counted{c, n})
 			f.CheckRequests += c.Requests
-			f.Waits += c.waits
-			if c.waits > f.LongestCheck {
-				f.LongestCheck, f.LongestRequests, f.LongestName = c.waits, c.Requests, c.Name
+			f.Waits += int(n.waits)
+			if int(n.waits) > f.LongestCheck {
+				f.LongestCheck, f.LongestRequests, f.LongestName = int(n.waits), c.Requests, c.Name
 			}
 			if c.Requests > f.MostRequests {
-				f.MostRequests, f.MostWaits, f.MostName = c.Requests, c.waits, c.Name
+				f.MostRequests, f.MostWaits, f.MostName = c.Requests, int(n.waits), c.Name
 			}
-			if c.waits < c.Requests {
-				f.Overlapping = append(f.Overlapping, fmt.Sprintf("%s (%d of %d)", c.Name, c.waits, c.Requests))
+			if int(n.waits) < c.Requests {
+				f.Overlapping = append(f.Overlapping, fmt.Sprintf("%s (%d of %d)", c.Name, n.waits, c.Requests))
 			}
 		}
 	}
-	slices.SortStableFunc(byWaits, func(a, b CheckResult) int { return b.waits - a.waits })
+	slices.SortStableFunc(byWaits, func(a, b counted) int { return int(b.waits - a.waits) })
 	for _, c := range byWaits[:min(5, len(byWaits))] {
 		f.Longest = append(f.Longest, fmt.Sprintf("%d of %d %q", c.waits, c.Requests, c.Name))
 	}
-	slices.SortStableFunc(byWaits, func(a, b CheckResult) int { return int(b.Duration - a.Duration) })
+	slices.SortStableFunc(byWaits, func(a, b counted) int { return int(b.Duration - a.Duration) })
 	for _, c := range byWaits[:min(5, len(byWaits))] {
 		f.ByDuration = append(f.ByDuration, fmt.Sprintf("%v (%d of %d; writes held %v) %q", c.Duration.Round(time.Millisecond), c.waits, c.Requests, c.held.Round(time.Millisecond), c.Name))
 	}

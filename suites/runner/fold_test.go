@@ -13,7 +13,7 @@ import (
 // requirement it noted on the way is counted blocked, not also failed.
 func TestOneBreachIsShownOnce(t *testing.T) {
 	soft := func(check, sig, msg string) CheckResult {
-		return CheckResult{Name: check + " (on the way, about MSG-SEND-DEFAULTS)", of: check, IDs: []string{"MSG-SEND-DEFAULTS"},
+		return CheckResult{Name: check + " (on the way, about MSG-SEND-DEFAULTS)", Of: check, IDs: []string{"MSG-SEND-DEFAULTS"},
 			Outcome: Fail, Message: msg, Signature: sig}
 	}
 	res := synthetic(
@@ -63,8 +63,8 @@ func TestOneBreachIsShownOnce(t *testing.T) {
 
 	// Noted on the way, then blocked by the same requirement: one finding.
 	byID := map[string][]CheckResult{
-		"MSG-SEND-DEFAULTS": {{Name: "sends", Outcome: Fail, whole: Fail}, soft("walks", "s", "walk met v 0")},
-		"PAGE-LIMIT":        {{Name: "walks", Outcome: Blocked, whole: Blocked, BlockedBy: "MSG-SEND-DEFAULTS"}},
+		"MSG-SEND-DEFAULTS": {{Name: "sends", Outcome: Fail, Whole: Fail}, soft("walks", "s", "walk met v 0")},
+		"PAGE-LIMIT":        {{Name: "walks", Outcome: Blocked, Whole: Blocked, BlockedBy: "MSG-SEND-DEFAULTS"}},
 	}
 	dropEchoes(byID)
 	if len(byID["MSG-SEND-DEFAULTS"]) != 1 {
@@ -73,7 +73,7 @@ func TestOneBreachIsShownOnce(t *testing.T) {
 	// ... unless nothing else fails it: the block must name a failure.
 	byID = map[string][]CheckResult{
 		"MSG-SEND-DEFAULTS": {soft("walks", "s", "walk met v 0")},
-		"PAGE-LIMIT":        {{Name: "walks", Outcome: Blocked, whole: Blocked, BlockedBy: "MSG-SEND-DEFAULTS"}},
+		"PAGE-LIMIT":        {{Name: "walks", Outcome: Blocked, Whole: Blocked, BlockedBy: "MSG-SEND-DEFAULTS"}},
 	}
 	dropEchoes(byID)
 	if len(byID["MSG-SEND-DEFAULTS"]) != 1 {
@@ -82,12 +82,12 @@ func TestOneBreachIsShownOnce(t *testing.T) {
 	// ... and when it blocked several, one of them fails for it, not each.
 	byID = map[string][]CheckResult{
 		"MSG-SEND-STORED": {soft("walks", "s", "lost"), soft("search", "s", "lost"), soft("unread", "s", "lost")},
-		"PAGE-LIMIT":      {{Name: "walks", Outcome: Blocked, whole: Blocked, BlockedBy: "MSG-SEND-STORED"}},
-		"SEARCH-Q":        {{Name: "search", Outcome: Blocked, whole: Blocked, BlockedBy: "MSG-SEND-STORED"}},
-		"UNREAD-CHAT":     {{Name: "unread", Outcome: Blocked, whole: Blocked, BlockedBy: "MSG-SEND-STORED"}},
+		"PAGE-LIMIT":      {{Name: "walks", Outcome: Blocked, Whole: Blocked, BlockedBy: "MSG-SEND-STORED"}},
+		"SEARCH-Q":        {{Name: "search", Outcome: Blocked, Whole: Blocked, BlockedBy: "MSG-SEND-STORED"}},
+		"UNREAD-CHAT":     {{Name: "unread", Outcome: Blocked, Whole: Blocked, BlockedBy: "MSG-SEND-STORED"}},
 	}
 	dropEchoes(byID)
-	if rows := byID["MSG-SEND-STORED"]; len(rows) != 1 || rows[0].of != "walks" {
+	if rows := byID["MSG-SEND-STORED"]; len(rows) != 1 || rows[0].Of != "walks" {
 		t.Errorf("a requirement that blocked three checks and fails nowhere else fails %d of them: %+v", len(rows), rows)
 	}
 }

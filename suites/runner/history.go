@@ -62,7 +62,7 @@ func historyChecks(hist *history.Checker, r types.Report, selected map[string]bo
 			id, rest, _ := strings.Cut(e.StringRepresentation(), "\n")
 			sig, text, _ := strings.Cut(rest, "\n")
 			out[id] = append(out[id], CheckResult{Name: sr.FullText() + " (on the way, about " + id + ")", Area: areaOf(sr.ContainerHierarchyTexts),
-				IDs: []string{id}, Outcome: Fail, Message: cutMessage(text), Signature: sig, of: sr.FullText(), start: sr.StartTime, end: sr.EndTime})
+				IDs: []string{id}, Outcome: Fail, Message: cutMessage(text), Signature: sig, Of: sr.FullText()})
 		}
 	}
 	for _, id := range history.Requirements() {

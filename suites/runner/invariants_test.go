@@ -13,11 +13,12 @@ import (
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/report"
 )
 
 // synthetic builds a result from requirement ids and their checks.
 func synthetic(reqs ...Requirement) *Result {
-	res := &Result{Profile: spec.Core, Target: "https://chat.example", Seed: 3, Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{}}
+	res := &Result{Report: report.Report{Profile: spec.Core, Target: "https://chat.example", Seed: 3, Counts: map[string]int{}, Checks: map[string]int{}}, outcomes: map[Outcome]int{}}
 	res.Requirements = reqs
 	res.tally(nil)
 	return res

@@ -6,14 +6,14 @@ import "testing"
 // that one only; it did not judge the others, which read as blocked by it.
 func TestACheckFailsOnlyTheRequirementItFailedOn(t *testing.T) {
 	c := CheckResult{Name: "send", IDs: []string{"MSG-SEND-200", "MSG-SEND-DEFAULTS"}, Outcome: Fail, Fails: "MSG-SEND-DEFAULTS"}
-	if got := c.outcomeFor("MSG-SEND-DEFAULTS"); got != Fail {
+	if got := outcomeFor(c, nil, "MSG-SEND-DEFAULTS"); got != Fail {
 		t.Errorf("for the requirement it failed on: %s", got)
 	}
-	if got := c.outcomeFor("MSG-SEND-200"); got != Blocked {
+	if got := outcomeFor(c, nil, "MSG-SEND-200"); got != Blocked {
 		t.Errorf("for the requirement it did not judge: %s", got)
 	}
 	whole := CheckResult{Outcome: Fail}
-	if got := whole.outcomeFor("MSG-SEND-200"); got != Fail {
+	if got := outcomeFor(whole, nil, "MSG-SEND-200"); got != Fail {
 		t.Errorf("a check that names no failed requirement fails all of them: %s", got)
 	}
 }

@@ -17,72 +17,13 @@ import (
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/conformance"
+	"github.com/chatrooms/conformance/suites/report"
 )
 
-// ReportFormat is the version of the JSON report's shape, written as its
-// "format" field. Bump it when a field changes meaning or goes away (a new
-// field is no reason to), and regenerate report.schema.json with it.
-const ReportFormat = 1
-
-//go:generate go run ./internal/reportschema/gen.go report.schema.json
-
-// Result is a run organised by requirement.
+// Result is a run organised by requirement: the report every output
+// writes, and what the runner needs while it builds it.
 type Result struct {
-	// Format is the version of the report's shape: ReportFormat.
-	Format int `json:"format"`
-	// Version is chatconform's version (module version, or "devel").
-	Version string       `json:"version,omitempty"`
-	Profile spec.Profile `json:"profile"`
-	Target  string       `json:"target"`
-	// Bundled says no target was named, so the bundled reference server
-	// (started in-process) was checked.
-	Bundled bool `json:"bundled"`
-	// TargetNote says what Target is, in words, for every output.
-	TargetNote string        `json:"targetNote,omitempty"`
-	Seed       uint64        `json:"seed"`
-	Started    time.Time     `json:"started"`
-	Duration   time.Duration `json:"durationNs"`
-	// ChecksDuration is the part of Duration the checks themselves took
-	// (the rest is starting the bundled server, preflight and discovery).
-	ChecksDuration time.Duration `json:"checksNs,omitempty"`
-	// ChecksAtOnce is how many checks ran at once (Config.Checks as the
-	// run chose it; 0 when no check ran).
-	ChecksAtOnce int `json:"checksAtOnce,omitempty"`
-	Requests     int `json:"requests"`
-	// RateLimited is how many recorded answers were 429 or 503 (waited out
-	// or, after the allowed retries, INCONCLUSIVE).
-	RateLimited int `json:"rateLimitedAnswers,omitempty"`
-	// ExitStatus is chatconform's exit code for the run.
-	ExitStatus int `json:"exitCode"`
-	// Halted says why the run did not judge every selected check ("" when
-	// it did).
-	Halted       string         `json:"halted,omitempty"`
-	Requirements []Requirement  `json:"requirements"`
-	Counts       map[string]int `json:"counts"` // requirements per verdict
-	Checks       map[string]int `json:"checks"` // selected checks per outcome
-	// Fixed lists baseline entries whose requirement now passes: the run
-	// fails until they are removed from the baseline.
-	Fixed []string `json:"fixed,omitempty"`
-	// Coverage is how many checkable requirements the run judged, and why
-	// it did not judge the others.
-	Coverage *Coverage `json:"coverage,omitempty"`
-	// CoverageShort says how the coverage falls short of --min-judged and
-	// --require (the run then exits 1).
-	CoverageShort []string `json:"coverageShort,omitempty"`
-	// Judges are the run-wide judges (the history checker, the document
-	// checker), each once with its overall outcome: they are checks of the
-	// run like the declared ones, counted in Checks and announced in the
-	// run's first line, though their verdicts sit under the requirements
-	// they judge (a document checker that found nothing sits under none).
-	Judges []CheckResult `json:"judges,omitempty"`
-	// Exchanges are the recorded exchanges that broke the document or
-	// answered 5xx, at most MaxReportExchanges; ExchangesOmitted says how
-	// many more there were.
-	Exchanges        []*client.Exchange `json:"failedExchanges,omitempty"`
-	ExchangesOmitted int                `json:"failedExchangesOmitted,omitempty"`
-	// Replay is set on the report of a replayed record (chatconform
-	// replay, built by NewReport): how its verdicts compare with the run's.
-	Replay *ReplayNote `json:"replay,omitempty"`
+	report.Report
 
 	outcomes map[Outcome]int
 	halt     *halt
@@ -91,80 +32,40 @@ type Result struct {
 	// check (preflight and discovery), setupWaits how many of them with no
 	// other in flight (see control.waits).
 	setupRequests, setupWaits int
+	// counts are the requests of each check, by name (countRequests).
+	counts map[string]checkCounts
+	// spans bound each check in time, by name: checks run one at a time,
+	// so an exchange recorded in between is the check's (a 429 answer, or
+	// the moment a stopped run cut the check short).
+	spans map[string]span
 }
 
-// Requirement is the verdict on one catalogue entry.
-type Requirement struct {
-	ID      string        `json:"id"`
-	Level   spec.Profile  `json:"level"`
-	Section string        `json:"section"`
-	Text    string        `json:"text"`
-	Verdict Outcome       `json:"verdict"`
-	Reason  string        `json:"reason,omitempty"`
-	Known   string        `json:"known,omitempty"` // the baseline's reason, when listed there
-	Checks  []CheckResult `json:"checks,omitempty"`
+// span is when a check started and ended.
+type span struct{ start, end time.Time }
+
+// owner is the check a row belongs to: its own, or the one it was met by.
+func owner(c CheckResult) string {
+	if c.Of != "" {
+		return c.Of
+	}
+	return c.Name
 }
 
-// CheckResult is the outcome of one check.
-type CheckResult struct {
-	Name      string   `json:"name"`
-	Area      string   `json:"area,omitempty"`
-	IDs       []string `json:"ids"`
-	Outcome   Outcome  `json:"outcome"`
-	BlockedBy string   `json:"blockedBy,omitempty"`
-	// Fails names, for a failed check verifying several requirements, the
-	// one it failed on; it did not judge the others.
-	Fails   string `json:"fails,omitempty"`
-	Message string `json:"message,omitempty"`
-	// Signature names the breach a failure on the way is about, whichever
-	// check met it (the operation, the rule and where): rows of one
-	// requirement with one signature are one finding met several times.
-	Signature string        `json:"signature,omitempty"`
-	Duration  time.Duration `json:"durationNs,omitempty"`
-	// Requests is how many requests the check sent: every attempt (429 and
-	// 503 answers waited out count once each), its clean-up and a liveness
-	// probe the run sent before it included.
-	Requests int `json:"requests,omitempty"`
-	// NotRecorded is set in a replay of the checks (chatconform replay
-	// --checks): how many of the check's requests the record held no
-	// answer for. Its verdict is then not re-derived from the record.
-	NotRecorded int `json:"notRecorded,omitempty"`
-	// whole is the check's own outcome where Outcome is its outcome for one
-	// requirement (see outcomeFor).
-	whole Outcome
-	// judged are the check's requirements whose assertions all ran and
-	// held (conformance.EntryJudged), even if it then stopped on another.
-	judged []string
-	// notApplied are the check's requirements it passed without judging,
-	// with why (conformance.EntryNotApplied): SKIP for those.
+// runInfo is what a check's Ginkgo report says beyond its row: when it
+// ran, the requirements whose assertions all ran and held
+// (conformance.EntryJudged), even if it then stopped on another, and
+// those it passed without judging, with why (conformance.EntryNotApplied):
+// SKIP for those.
+type runInfo struct {
+	span
+	judged     []string
 	notApplied map[string]string
-	// of names the check this result is part of, when it is not the
-	// check's own row: a failure a check recorded on the way about another
-	// requirement (conformance.EntrySoftFail) counts as that check's.
-	of string
-	// waits is how many of Requests the check sent with no other request
-	// in flight (see control.waits): the answers it waited for in turn.
-	waits int
-	// held is how long its writes waited for other checks' quiet windows;
-	// windows and holding, how many quiet windows it held and how long.
-	held, holding time.Duration
-	windows       int
-	// start and end bound the check in time: checks run one at a time, so
-	// an exchange recorded in between is the check's (a 429 answer, or the
-	// moment a stopped run cut the check short).
-	start, end time.Time
 }
-
-// Caps on what a report keeps, so its size is bounded whatever the target
-// sends: each check's message, and the failed exchanges listed.
-const (
-	MaxMessage         = 8 << 10
-	MaxReportExchanges = 100
-)
 
 func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed uint64, url string, d time.Duration, rec *client.Recorder, extra map[string][]CheckResult) *Result {
 	cat, _ := spec.LoadCatalogue()
-	res := &Result{Format: ReportFormat, Profile: p, Target: url, Seed: seed, Duration: d, Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{}}
+	res := &Result{Report: report.Report{Format: ReportFormat, Profile: p, Target: url, Seed: seed, Duration: d, Counts: map[string]int{}, Checks: map[string]int{}},
+		outcomes: map[Outcome]int{}, spans: map[string]span{}}
 	var refused []time.Time // when the target answered 429 or 503
 	if rec != nil {
 		for _, x := range rec.Exchanges() {
@@ -182,11 +83,12 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 		if p == spec.Core && conformance.ProfileOf(labels) == spec.Reference {
 			continue // not part of this run
 		}
-		cr := checkResult(sr)
+		cr, info := checkResult(sr)
+		res.spans[cr.Name] = info.span
 		if !selected[cr.Name] {
 			cr.Outcome, cr.Message = NotRun, "not selected (--label-filter, --focus)"
 		}
-		if cr.Outcome == Error && refusedDuring(refused, cr.start, cr.end) {
+		if cr.Outcome == Error && refusedDuring(refused, info.start, info.end) {
 			// Out of time or answers while waiting out 429/503: no verdict
 			// on the server, and not its environment's fault either.
 			cr.Outcome = Inconclusive
@@ -194,9 +96,12 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 		}
 		for _, id := range cr.IDs {
 			c := cr // as listed under id: blocked where it failed on another of its requirements
-			c.whole, c.Outcome = cr.Outcome, cr.outcomeFor(id)
-			if why, ok := cr.notApplied[id]; ok && c.Outcome == Pass {
+			c.Outcome = outcomeFor(cr, info.judged, id)
+			if why, ok := info.notApplied[id]; ok && c.Outcome == Pass {
 				c.Outcome, c.Message = Skip, why
+			}
+			if c.Outcome != cr.Outcome {
+				c.Whole = cr.Outcome // the same is left out
 			}
 			if c.Outcome == Blocked && c.BlockedBy == "" {
 				c.BlockedBy = cr.Fails
@@ -249,13 +154,13 @@ func dropEchoes(byID map[string][]CheckResult) {
 	blockedBy := map[string]string{} // check → what blocked it
 	for _, cs := range byID {
 		for _, c := range cs {
-			if c.of == "" && c.whole == Blocked && c.BlockedBy != "" {
+			if c.Of == "" && c.CheckOutcome() == Blocked && c.BlockedBy != "" {
 				blockedBy[c.Name] = c.BlockedBy
 			}
 		}
 	}
 	for id, cs := range byID {
-		echo := func(c CheckResult) bool { return c.of != "" && blockedBy[c.of] == id }
+		echo := func(c CheckResult) bool { return c.Of != "" && blockedBy[c.Of] == id }
 		if slices.ContainsFunc(cs, func(c CheckResult) bool { return c.Outcome == Fail && !echo(c) }) {
 			byID[id] = slices.DeleteFunc(cs, echo)
 			continue
@@ -272,17 +177,17 @@ func dropEchoes(byID map[string][]CheckResult) {
 	}
 }
 
-// countRequests gives each check's rows the requests the check sent and
-// how many of them it waited for in turn (by check name); rows of judges
-// and failures on the way keep none.
+// countRequests gives each check's rows the requests the check sent (by
+// check name), and keeps how many of them it waited for in turn; rows of
+// judges and failures on the way keep none.
 func (r *Result) countRequests(counts map[string]checkCounts) {
+	r.counts = counts
 	for i := range r.Requirements {
 		for j := range r.Requirements[i].Checks {
 			c := &r.Requirements[i].Checks[j]
 			n := counts[c.Name]
-			if c.of == "" {
-				c.Requests, c.waits = int(n.sent), int(n.waits)
-				c.held, c.holding, c.windows = n.held, n.holding, n.windows
+			if c.Of == "" {
+				c.Requests = int(n.sent)
 			}
 			if n.unrecorded > 0 {
 				c.NotRecorded = int(n.unrecorded)
@@ -336,7 +241,7 @@ func (res *Result) checkList(selected map[string]bool) []CheckResult {
 	failedOtherwise := map[string]bool{}
 	for _, q := range res.Requirements {
 		for _, c := range q.Checks {
-			if c.of == "" && (c.Outcome == Fail || c.Outcome == Known) {
+			if c.Of == "" && (c.Outcome == Fail || c.Outcome == Known) {
 				failedOtherwise[q.ID] = true
 			}
 		}
@@ -346,20 +251,20 @@ func (res *Result) checkList(selected map[string]bool) []CheckResult {
 	for _, q := range res.Requirements {
 		for _, c := range q.Checks {
 			name := c.Name
-			if c.of != "" {
+			if c.Of != "" {
 				if failedOtherwise[q.ID] {
 					continue
 				}
-				name = c.of
+				name = c.Of
 			}
 			if judge[name] || (selected != nil && !selected[name]) {
 				continue
 			}
-			o := c.checkOutcome()
+			o := c.CheckOutcome()
 			i, ok := at[name]
 			if !ok {
 				at[name] = len(out)
-				c.Name, c.Outcome, c.of = name, o, ""
+				c.Name, c.Outcome, c.Whole, c.Of = name, o, NotRun, ""
 				c.IDs = append([]string(nil), c.IDs...)
 				out = append(out, c)
 				continue
@@ -370,7 +275,7 @@ func (res *Result) checkList(selected map[string]bool) []CheckResult {
 					prev.IDs = append(prev.IDs, id)
 				}
 			}
-			if severity[o] > severity[prev.Outcome] {
+			if o.Severity() > prev.Outcome.Severity() {
 				prev.Outcome, prev.Message, prev.BlockedBy = o, c.Message, c.BlockedBy
 			}
 		}
@@ -482,8 +387,8 @@ func (res *Result) orphanBlocked() bool {
 				msg += "\n" + c.Message
 			}
 			c.Outcome, c.BlockedBy, c.Message = Error, "", cutMessage(msg)
-			if c.whole == Blocked {
-				c.whole = Error
+			if c.Whole == Blocked {
+				c.Whole = Error
 			}
 			changed = true
 		}
@@ -493,9 +398,10 @@ func (res *Result) orphanBlocked() bool {
 
 // checkResult reads a check's outcome from its Ginkgo report and the
 // entries the check left.
-func checkResult(sr types.SpecReport) CheckResult {
+func checkResult(sr types.SpecReport) (CheckResult, runInfo) {
 	cr := CheckResult{Name: sr.FullText(), Area: areaOf(sr.ContainerHierarchyTexts), IDs: conformance.RequirementIDs(sr.Labels()), Message: strings.TrimSpace(sr.Failure.Message),
-		Duration: sr.RunTime, start: sr.StartTime, end: sr.EndTime}
+		Duration: sr.RunTime}
+	info := runInfo{span: span{sr.StartTime, sr.EndTime}}
 	entry := func(name string) (string, bool) {
 		for _, e := range sr.ReportEntries {
 			if e.Name == name {
@@ -542,41 +448,34 @@ func checkResult(sr types.SpecReport) CheckResult {
 			start, err1 := time.Parse(time.RFC3339Nano, from)
 			end, err2 := time.Parse(time.RFC3339Nano, to)
 			if err1 == nil && err2 == nil {
-				cr.start, cr.end, cr.Duration = start, end, end.Sub(start)
+				info.start, info.end, cr.Duration = start, end, end.Sub(start)
 			}
 		case conformance.EntryJudged:
-			cr.judged = append(cr.judged, e.StringRepresentation())
+			info.judged = append(info.judged, e.StringRepresentation())
 		case conformance.EntryNotApplied:
 			id, why, _ := strings.Cut(e.StringRepresentation(), "\n")
-			if cr.notApplied == nil {
-				cr.notApplied = map[string]string{}
+			if info.notApplied == nil {
+				info.notApplied = map[string]string{}
 			}
-			cr.notApplied[id] = why
+			info.notApplied[id] = why
 		}
 	}
 	cr.Message = cutMessage(cr.Message)
-	return cr
+	return cr, info
 }
 
 // outcomeFor is what the check says about one of its requirements: a check
 // verifying several that failed on one of them (Fails) did not judge the
-// others, which it reports as blocked by that one.
-func (c CheckResult) outcomeFor(id string) Outcome {
+// others, which it reports as blocked by that one, except those it judged
+// before it stopped.
+func outcomeFor(c CheckResult, judged []string, id string) Outcome {
 	if (c.Outcome == Fail && c.Fails != "" && c.Fails != id) || c.Outcome == Blocked {
-		if slices.Contains(c.judged, id) {
+		if slices.Contains(judged, id) {
 			return Pass // its assertions all ran and held before the check stopped
 		}
 		if c.Outcome == Fail {
 			return Blocked
 		}
-	}
-	return c.Outcome
-}
-
-// checkOutcome is the outcome of the check as a whole.
-func (c CheckResult) checkOutcome() Outcome {
-	if c.whole != NotRun {
-		return c.whole
 	}
 	return c.Outcome
 }
@@ -605,8 +504,8 @@ func (res *Result) markStopped(reason string, at time.Time) {
 			switch {
 			case c.Outcome == NotRun && c.Message == "":
 				c.Message = "not run: " + reason
-			case (c.checkOutcome() == Error || c.checkOutcome() == Fail || c.checkOutcome() == Blocked || c.checkOutcome() == Inconclusive) && !c.end.IsZero() && !c.end.Before(at):
-				c.Outcome, c.whole, c.BlockedBy = Error, Error, ""
+			case (c.CheckOutcome() == Error || c.CheckOutcome() == Fail || c.CheckOutcome() == Blocked || c.CheckOutcome() == Inconclusive) && !res.spans[owner(*c)].end.IsZero() && !res.spans[owner(*c)].end.Before(at):
+				c.Outcome, c.Whole, c.BlockedBy = Error, NotRun, ""
 				c.Message = cutMessage("interrupted: " + reason + "\n" + c.Message)
 			}
 		}
@@ -997,7 +896,7 @@ func Readable(d time.Duration) string {
 func (r *Result) writeJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(r.Report)
 }
 
 // WriteReports writes the reports whose paths are not empty, each

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/report"
 )
 
 const sendFailure = `POST /v1/rooms/{roomId}/chatMessages answered 201, want [200]
@@ -24,8 +25,8 @@ reproduce: curl -sS -X POST -H 'Authorization: Bearer '"$CHAT_TOKEN_2"'' --data 
 // sample is a run with one root-cause failure (MSG-SEND-200), two checks it
 // blocked, a pass and an error.
 func sample() *Result {
-	res := &Result{Profile: spec.Core, Target: "https://chat.example", Seed: 7, Duration: 95 * time.Second,
-		Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{}}
+	res := &Result{Report: report.Report{Profile: spec.Core, Target: "https://chat.example", Seed: 7, Duration: 95 * time.Second,
+		Counts: map[string]int{}, Checks: map[string]int{}}, outcomes: map[Outcome]int{}}
 	res.Requirements = []Requirement{
 		{ID: "MSG-SEND-200", Text: "send answers 200", Checks: []CheckResult{{Name: "POST answers 200", IDs: []string{"MSG-SEND-200"}, Outcome: Fail, Message: sendFailure, Duration: 1500 * time.Millisecond}}},
 		{ID: "MSG-EDIT", Text: "edit", Checks: []CheckResult{{Name: "PUT edits", IDs: []string{"MSG-EDIT"}, Outcome: Blocked, BlockedBy: "MSG-SEND-200"}}},
@@ -53,8 +54,8 @@ func TestVerdictsAndExitCode(t *testing.T) {
 	if res.Halted == "" || res.ExitCode() != ExitFail {
 		t.Errorf("a run that failed and then stopped must exit 1 (a verdict beats an incomplete run): %d", res.ExitCode())
 	}
-	ok := &Result{Counts: map[string]int{}, Checks: map[string]int{}, outcomes: map[Outcome]int{},
-		Requirements: []Requirement{{ID: "USER-SHAPE", Checks: []CheckResult{{Name: "a", Outcome: Pass}, {Name: "b", Outcome: NotRun}}}}}
+	ok := &Result{Report: report.Report{Counts: map[string]int{}, Checks: map[string]int{},
+		Requirements: []Requirement{{ID: "USER-SHAPE", Checks: []CheckResult{{Name: "a", Outcome: Pass}, {Name: "b", Outcome: NotRun}}}}}, outcomes: map[Outcome]int{}}
 	ok.tally(nil)
 	if ok.ExitCode() != ExitPass {
 		t.Errorf("pass: exit %d", ok.ExitCode())

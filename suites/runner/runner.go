@@ -86,7 +86,8 @@ func Prepare(specTimeout time.Duration) *Suite {
 				// finding of another requirement (see checkList); the summary
 				// counts the check FAIL for it only when nothing else fails
 				// that requirement, which the end of the run tells.
-				o := checkResult(r).Outcome
+				cr, _ := checkResult(r)
+				o := cr.Outcome
 				s.run.progress.done(r.ContainerHierarchyTexts, r.FullText(), o, r.RunTime)
 			}
 		})

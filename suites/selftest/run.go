@@ -22,6 +22,7 @@ import (
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
 	"github.com/chatrooms/conformance/reference/localtls"
+	"github.com/chatrooms/conformance/suites/report"
 	"github.com/chatrooms/conformance/suites/target"
 )
 
@@ -400,45 +401,21 @@ func serve(h http.Handler, cert tls.Certificate, plain, http1 bool) (string, fun
 	return "https://" + s.TCPAddr.String(), stop, nil
 }
 
-// report is the part of a chatconform JSON report the self-test reads.
-// Newer reports give each check an outcome; older ones a state.
-type report struct {
-	Halted       string `json:"halted"`
-	Requirements []struct {
-		ID      string `json:"id"`
-		Verdict string `json:"verdict"`
-		Checks  []struct {
-			Name      string `json:"name"`
-			Outcome   string `json:"outcome"`
-			BlockedBy string `json:"blockedBy"`
-			State     string `json:"state"`
-			Message   string `json:"message"`
-		} `json:"checks"`
-	} `json:"requirements"`
-}
-
 // readReport lists the checks of a report that failed, were blocked or
 // broke, each with every requirement it was listed under, and the verdict
 // on each requirement.
 func readReport(path string) (failed []FailedCheck, verdicts map[string]string, halted string, err error) {
-	raw, err := os.ReadFile(path)
+	r, err := report.Read(path)
 	if err != nil {
-		return nil, nil, "", err
-	}
-	var r report
-	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, nil, "", err
 	}
 	byName := map[string]*FailedCheck{}
 	var out []*FailedCheck
 	verdicts = map[string]string{}
 	for _, req := range r.Requirements {
-		verdicts[req.ID] = req.Verdict
+		verdicts[req.ID] = req.Verdict.String()
 		for _, c := range req.Checks {
-			outcome := c.Outcome
-			if c.State == "failed" {
-				outcome = "FAIL"
-			}
+			outcome := c.Outcome.String()
 			if outcome != "FAIL" && outcome != "BLOCKED" && outcome != "ERROR" {
 				continue
 			}

@@ -1,5 +1,5 @@
 // Package schemagen holds what the generators of the project's JSON Schemas
-// share (the run report's, suites/runner/internal/reportschema, and the
+// share (the run report's, suites/report/internal/reportschema, and the
 // attestation predicate's, suites/attest/internal/predicateschema): a
 // reflector that refuses two types of one name, the mapping of the types
 // encoding/json writes in its own way, the outcome words, and the

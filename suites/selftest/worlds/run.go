@@ -20,6 +20,7 @@ import (
 	"github.com/chatrooms/conformance/fixtures"
 	"github.com/chatrooms/conformance/reference"
 	"github.com/chatrooms/conformance/suites/bundled"
+	"github.com/chatrooms/conformance/suites/report"
 )
 
 // Options configures Run.
@@ -269,38 +270,19 @@ func (r *runner) runOnce(ctx context.Context, shape fixtures.Shape) (res Result)
 	return res
 }
 
-// report is the part of a chatconform JSON report read here.
-type report struct {
-	Halted       string `json:"halted"`
-	Requirements []struct {
-		ID      string `json:"id"`
-		Verdict string `json:"verdict"`
-		Checks  []struct {
-			Name      string `json:"name"`
-			Outcome   string `json:"outcome"`
-			BlockedBy string `json:"blockedBy"`
-			Message   string `json:"message"`
-		} `json:"checks"`
-	} `json:"requirements"`
-}
-
 // readReport fills res with the verdicts of a report, and the checks that
 // did not pass, each once with every requirement it was listed under.
 func readReport(path string, res *Result) error {
-	raw, err := os.ReadFile(path)
+	rep, err := report.Read(path)
 	if err != nil {
 		return err
 	}
-	var rep report
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		return err
-	}
-	res.Halted, res.Verdicts = rep.Halted, map[string]string{}
+	res.Halted, res.Verdicts = rep.Halted, rep.Verdicts()
 	byName := map[string]*Finding{}
 	var order []*Finding
 	for _, req := range rep.Requirements {
-		res.Verdicts[req.ID] = req.Verdict
-		for _, c := range req.Checks {
+		for _, row := range req.Checks {
+			c := struct{ Name, Outcome, BlockedBy, Message string }{row.Name, row.Outcome.String(), row.BlockedBy, row.Message}
 			switch c.Outcome {
 			case "FAIL", "BLOCKED", "ERROR", "SKIP":
 			default:

@@ -28,7 +28,7 @@ const (
 		"one conformance run of the Chat Rooms API against one target, whose subject is the run record by its SHA-256 digest. " +
 		"It names the target, the profile, the harness version, the SHA-256 digests of the requirement catalogue and OpenAPI documents " +
 		"the run was judged by, the seed, the run's exit code, the counts by verdict and by check outcome, the coverage (as the run's JSON report, " +
-		"suites/runner/report.schema.json, gives them), every requirement's verdict, what the record's exchanges show broken, " +
+		"suites/report/report.schema.json, gives them), every requirement's verdict, what the record's exchanges show broken, " +
 		"and the target as observed: the addresses the harness connected to and the SHA-256 fingerprints of the TLS certificate chains " +
 		"presented, leaf first (absent from statements made before it was kept). Times are RFC 3339 date-times."
 )

@@ -1,7 +1,7 @@
 // Package reportschema derives the JSON Schema of chatconform's JSON report
-// (runner.Result, written with --json) from the Go types, as encoding/json
-// writes them. go generate in suites/runner writes it to
-// suites/runner/report.schema.json; TestReportSchemaIsCurrent holds that
+// (report.Report, written with --json) from the Go types, as encoding/json
+// writes them. go generate in suites/report writes it to
+// suites/report/report.schema.json; TestReportSchemaIsCurrent holds that
 // file to what Generate says.
 package reportschema
 
@@ -12,11 +12,11 @@ import (
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/internal/schemagen"
-	"github.com/chatrooms/conformance/suites/runner"
+	"github.com/chatrooms/conformance/suites/report"
 )
 
 // ID is the schema's $id.
-const ID = "https://github.com/chatrooms/conformance/suites/runner/report.schema.json"
+const ID = "https://github.com/chatrooms/conformance/suites/report/report.schema.json"
 
 const (
 	title       = "chatconform JSON report"
@@ -31,17 +31,17 @@ const (
 // newline: the bytes of report.schema.json.
 func Generate() ([]byte, error) {
 	r, clash := schemagen.Reflector(true, map[reflect.Type]string{ // the report itself at the root, not a $ref
-		reflect.TypeFor[runner.Outcome](): "Outcome", // an int written with MarshalText: its word
+		reflect.TypeFor[report.Outcome](): "Outcome", // an int written with MarshalText: its word
 		reflect.TypeFor[spec.Profile]():   "Profile",
 	}, nil)
-	s := r.Reflect(&runner.Result{})
+	s := r.Reflect(&report.Report{})
 	if err := clash(); err != nil {
 		return nil, err
 	}
 	s.ID = jsonschema.ID(ID)
 	s.Title, s.Description = title, description
 
-	words := schemagen.Words(func(i int) string { return runner.Outcome(i).String() }, "Outcome(")
+	words := schemagen.Words(func(i int) string { return report.Outcome(i).String() }, "Outcome(")
 	s.Definitions["Outcome"] = &jsonschema.Schema{Type: "string", Enum: words,
 		Description: "A check's outcome or a requirement's verdict, in the words of every output."}
 	var profiles []any
@@ -50,7 +50,7 @@ func Generate() ([]byte, error) {
 	}
 	s.Definitions["Profile"] = &jsonschema.Schema{Type: "string", Enum: profiles}
 
-	root := reflect.TypeFor[runner.Result]()
+	root := reflect.TypeFor[report.Report]()
 	if err := schemagen.AsWritten(s, root, root); err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func Generate() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	format.Const = runner.ReportFormat
+	format.Const = report.Format
 	for _, counts := range []string{"counts", "checks"} { // keyed by outcome words
 		p, err := schemagen.Property(s, counts)
 		if err != nil {

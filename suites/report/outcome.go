@@ -1,4 +1,4 @@
-package runner
+package report
 
 import "fmt"
 
@@ -56,11 +56,14 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 	return fmt.Errorf("unknown outcome %q", b)
 }
 
-// severity orders outcomes for a requirement's verdict: the worst check
+// Severity orders outcomes for a requirement's verdict: the worst check
 // outcome wins.
+func (o Outcome) Severity() int { return severity[o] }
+
 var severity = map[Outcome]int{NotRun: 0, Skip: 1, Pass: 2, Known: 3, Blocked: 4, Inconclusive: 5, Error: 6, Fail: 7}
 
-func worst(os []Outcome) Outcome {
+// Worst is the most severe of the outcomes (NOT RUN for none).
+func Worst(os []Outcome) Outcome {
 	v := NotRun
 	for _, o := range os {
 		if severity[o] > severity[v] {

@@ -1,14 +1,14 @@
 //go:build ignore
 
 // Gen writes the JSON Schema of the JSON report to the file named by its
-// argument: go generate in suites/runner runs it (see report.go).
+// argument: go generate in suites/report runs it (see report.go).
 package main
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/chatrooms/conformance/suites/runner/internal/reportschema"
+	"github.com/chatrooms/conformance/suites/report/internal/reportschema"
 )
 
 func main() {
