@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/chatrooms/conformance/suites/report"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -68,7 +70,7 @@ func (b *Baseline) has(id string) bool {
 // the entries whose requirement now passes as fixed.
 func (r *Result) applyBaseline(b *Baseline) {
 	r.baseline = b
-	selected := r.selectedNames()
+	selected := r.SelectedNames()
 	for i := range r.Requirements {
 		q := &r.Requirements[i]
 		q.Known = b.Known[q.ID]
@@ -167,7 +169,7 @@ func (r *Result) WriteBaseline(path string, red *client.Redactor) (BaselineWrite
 		if reason == "" {
 			for _, c := range q.Checks {
 				if c.Outcome == Fail {
-					reason = firstLine(c.Message)
+					reason = report.FirstLine(c.Message)
 					break
 				}
 			}

@@ -71,8 +71,8 @@ func TestEveryOutputCountsTheSameChecks(t *testing.T) {
 		if !strings.Contains(b.String(), fmt.Sprintf("[%d/%d] Document checker", total, total)) {
 			t.Errorf("%s: progress does not end at %d/%d:\n%s", tc.name, total, total, b.String())
 		}
-		if res.total() != total {
-			t.Errorf("%s: the summary counts %d checks (%v), want %d", tc.name, res.total(), res.Checks, total)
+		if counted := res.Count(Pass) + res.Count(Fail) + res.Count(Skip) + res.Count(Blocked) + res.Count(Error) + res.Count(NotRun) + res.Count(Known) + res.Count(Inconclusive); counted != total {
+			t.Errorf("%s: the summary counts %d checks (%v), want %d", tc.name, counted, res.Checks, total)
 		}
 		for o, n := range tc.want {
 			if res.Count(o) != n {
@@ -85,7 +85,7 @@ func TestEveryOutputCountsTheSameChecks(t *testing.T) {
 			t.Errorf("%s: summary:\n%s", tc.name, out.String())
 		}
 		var j bytes.Buffer
-		if err := res.writeJUnit(&j); err != nil {
+		if err := res.settled().WriteJUnit(&j); err != nil {
 			t.Fatal(err)
 		}
 		var suites struct {

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"github.com/chatrooms/conformance/suites/report"
+
 	"fmt"
 	"slices"
 	"sort"
@@ -179,7 +181,7 @@ func (r *Result) causeOf(q Requirement, verdict map[string]Outcome) (cause, do, 
 				return "blocked by a requirement that did not fail in this run", "run that requirement's checks too (without --label-filter); if it passes, a check named the wrong requirement: report it", by
 			}
 		}
-		return "no answer to judge (transport failure, timeout, a check cut short)", "see the ERROR rows: check that the target stays up; raise --timeout or --check-timeout for a slow one", firstLine(first(Error).Message)
+		return "no answer to judge (transport failure, timeout, a check cut short)", "see the ERROR rows: check that the target stays up; raise --timeout or --check-timeout for a slow one", report.FirstLine(first(Error).Message)
 	case Inconclusive:
 		return "the target kept answering 429 or 503", "keep the run under the target's rate limit with --rate N/s", ""
 	case NotRun:
@@ -193,7 +195,7 @@ func (r *Result) causeOf(q Requirement, verdict map[string]Outcome) (cause, do, 
 		return "not run", "run again", strings.TrimPrefix(c.Message, "not run: ")
 	case Skip:
 		c := first(Skip)
-		reason = firstLine(c.Message)
+		reason = report.FirstLine(c.Message)
 		cause, do = skipCause(reason)
 		return cause, do, reason
 	}

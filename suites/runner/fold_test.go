@@ -53,7 +53,7 @@ func TestOneBreachIsShownOnce(t *testing.T) {
 		t.Errorf("-v does not name the checks that met the breach again:\n%s", out.String())
 	}
 	var html bytes.Buffer
-	if err := res.writeHTML(&html); err != nil {
+	if err := res.settled().WriteHTML(&html); err != nil {
 		t.Fatal(err)
 	}
 	h := html.String()

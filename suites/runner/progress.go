@@ -101,10 +101,3 @@ func (p *progress) finish() {
 }
 
 func width(n int) int { return len(fmt.Sprint(n)) }
-
-func shorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}

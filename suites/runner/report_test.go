@@ -185,7 +185,7 @@ func TestJUnitListsSelectedChecksWithOutcomes(t *testing.T) {
 	res := sample()
 	res.Requirements[3].Checks = append(res.Requirements[3].Checks, CheckResult{Name: "filtered", Outcome: NotRun, Message: "not selected (--label-filter, --focus)"})
 	var b bytes.Buffer
-	if err := res.writeJUnit(&b); err != nil {
+	if err := res.settled().WriteJUnit(&b); err != nil {
 		t.Fatal(err)
 	}
 	var suites struct {
@@ -225,7 +225,7 @@ func TestHTMLReportPutsVerdictAndRootCausesFirst(t *testing.T) {
 	res.judge(CoverageGate{})
 	res.ExitStatus = res.ExitCode()
 	var b bytes.Buffer
-	if err := res.writeHTML(&b); err != nil {
+	if err := res.settled().WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := html.Parse(bytes.NewReader(b.Bytes()))

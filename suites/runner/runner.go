@@ -12,6 +12,8 @@
 package runner
 
 import (
+	"github.com/chatrooms/conformance/suites/report"
+
 	"context"
 	"errors"
 	"fmt"
@@ -40,10 +42,10 @@ import (
 // failure and a reason to stop early, the failure wins: it is a verdict on
 // the server.
 const (
-	ExitPass        = 0 // every selected check passed (known failures allowed)
-	ExitFail        = 1 // a requirement failed, a baseline entry now passes, or coverage is short of --min-judged/--require
-	ExitUsage       = 2 // usage or target-description error
-	ExitUnreachable = 3 // unreachable, stopped answering, out of time, interrupted, harness broke
+	ExitPass        = report.ExitPass        // every selected check passed (known failures allowed)
+	ExitFail        = report.ExitFail        // a requirement failed, a baseline entry now passes, or coverage is short of --min-judged/--require
+	ExitUsage       = report.ExitUsage       // usage or target-description error
+	ExitUnreachable = report.ExitUnreachable // unreachable, stopped answering, out of time, interrupted, harness broke
 )
 
 // Suite is the set of conformance checks declared to Ginkgo in this
@@ -621,7 +623,11 @@ func (s *Suite) finish(cfg Config, res *Result, red *client.Redactor) (*Result, 
 	res.judge(cfg.Gate)
 	res.ExitStatus = res.ExitCode()
 	out := scrubbing(red.Writer(cfg.Out))
-	res.print(out, cfg.Verbose)
+	if cfg.Verbose {
+		res.Report.PrintVerbose(out)
+	} else {
+		res.Report.Print(out)
+	}
 	_ = out.Flush()
 	if err := res.WriteReports(red, cfg.JUnit, cfg.JSON, cfg.HTML); err != nil {
 		return res, err

@@ -1,4 +1,4 @@
-package runner
+package report
 
 import (
 	"html/template"
@@ -11,14 +11,14 @@ import (
 // it blocked folded under it, then what could not be judged, then every
 // requirement.
 type htmlView struct {
-	*Result
+	*Report
 	Verdict      string
 	Class        string // pass, fail, error
 	Took         string
 	ReqCounts    []count
 	CheckCounts  []count
 	RootCauses   []rootCause
-	Unjudged     []CheckResult // ERROR, INCONCLUSIVE, BLOCKED by what did not fail
+	Unjudged     []Check // ERROR, INCONCLUSIVE, BLOCKED by what did not fail
 	KnownCauses  []rootCause
 	BlockedTotal int
 }
@@ -31,19 +31,19 @@ type count struct {
 type rootCause struct {
 	Req     Requirement
 	Failing []foldedFailure
-	Blocked []CheckResult
+	Blocked []Check
 }
 
 // foldedFailure is a failure shown in full once, with the other checks that met
 // the same breach on the way (same signature) folded under it.
 type foldedFailure struct {
-	CheckResult
+	Check
 	Again []string
 }
 
-func (r *Result) htmlView() htmlView {
-	v := htmlView{Result: r, Verdict: r.Verdict(), Took: Readable(r.Duration)}
-	switch r.ExitCode() {
+func (r *Report) htmlView() htmlView {
+	v := htmlView{Report: r, Verdict: r.Verdict(), Took: Readable(r.Duration)}
+	switch r.ExitStatus {
 	case ExitPass:
 		v.Class = "pass"
 		if r.Coverage != nil && r.Coverage.Judged < r.Coverage.Total {
@@ -62,8 +62,8 @@ func (r *Result) htmlView() htmlView {
 			v.CheckCounts = append(v.CheckCounts, count{o.String(), n})
 		}
 	}
-	blockedBy := map[string][]CheckResult{}
-	for _, c := range r.checkList(nil) { // each check once, with the outcome every output counts
+	blockedBy := map[string][]Check{}
+	for _, c := range r.CheckList(nil) { // each check once, with the outcome every output counts
 		switch c.Outcome {
 		case Blocked:
 			blockedBy[c.BlockedBy] = append(blockedBy[c.BlockedBy], c)
@@ -87,7 +87,7 @@ func (r *Result) htmlView() htmlView {
 				continue
 			}
 			first[c.Signature] = len(rc.Failing)
-			rc.Failing = append(rc.Failing, foldedFailure{CheckResult: c})
+			rc.Failing = append(rc.Failing, foldedFailure{Check: c})
 		}
 		causes[q.ID] = true
 		v.BlockedTotal += len(rc.Blocked)
@@ -162,4 +162,4 @@ reproduce: {{.Curl}}</pre></details>{{end}}
 </div>{{end}}
 `))
 
-func (r *Result) writeHTML(w io.Writer) error { return page.Execute(w, r.htmlView()) }
+func (r *Report) WriteHTML(w io.Writer) error { return page.Execute(w, r.htmlView()) }
