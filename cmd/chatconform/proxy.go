@@ -146,9 +146,11 @@ func proxyCmd(ctx context.Context, args []string, lookupEnv func(string) (string
 	fmt.Fprintf(say, "chatconform proxy: stopped: %s\n", why)
 	rep.Print(say)
 	_ = say.Flush()
-	if err := rep.WriteReports(red, *jsonOut, *junit, *htmlOut); err != nil {
-		fmt.Fprintln(stderr, "chatconform proxy:", red.String(err.Error()))
-		return exitHarness
+	if *jsonOut != "" || *junit != "" || *htmlOut != "" {
+		if err := rep.RunReport().WriteReports(red, *junit, *jsonOut, *htmlOut); err != nil {
+			fmt.Fprintln(stderr, "chatconform proxy:", red.String(err.Error()))
+			return exitHarness
+		}
 	}
 	return rep.ExitCode()
 }

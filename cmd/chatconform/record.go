@@ -9,9 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -410,14 +408,10 @@ func replayReport(r *record.Replayed) *runner.Result {
 	if h.Bundled {
 		in.TargetNote = runner.BundledNote
 	}
-	cat, _ := spec.LoadCatalogue()
-	inCatalogue := func(id string) bool {
-		if cat == nil {
-			return false
-		}
-		_, ok := cat.Lookup(id)
-		return ok
-	}
+	judgments, unsupported := r.Judgments()
+	unattributed := in.AddJudgments(judgments, unsupported, r.Judgeable,
+		"not judged from this record: ", "record the run again with this build (chatconform --record writes what a replay needs)",
+		notReDerived, notReDerivedDo)
 	note := &runner.ReplayNote{RecordedVersion: h.Version, Changes: r.Changes, Complete: r.Trailer != nil,
 		Compared: r.Trailer != nil && r.Trailer.Verdicts != nil, Differences: r.Differences,
 		JudgedAgainstDocument: v.Judged, ExchangesNotJudged: v.NotJudged,
@@ -425,42 +419,7 @@ func replayReport(r *record.Replayed) *runner.Result {
 	if r.VersionChanged {
 		note.Changes = append(append([]string(nil), note.Changes...), fmt.Sprintf("harness %s recorded, %s now", h.Version, r.Version))
 	}
-	judgments, unsupported := r.Judgments()
-	for _, j := range judgments {
-		if !inCatalogue(j.Requirement) {
-			if j.Failed {
-				note.Unattributed = append(note.Unattributed, j.Requirement+": "+strings.TrimSpace(j.Text))
-			}
-			continue
-		}
-		jv := runner.JudgeVerdict{Requirement: j.Requirement, Judge: runner.DocumentCheck, Outcome: runner.Pass, Message: j.Text}
-		if j.Source == record.History {
-			jv.Judge = runner.HistoryCheck
-		}
-		if j.Failed {
-			jv.Outcome = runner.Fail
-		}
-		in.Verdicts = append(in.Verdicts, jv)
-	}
-	byWhy := map[string][]string{}
-	for id, why := range unsupported {
-		byWhy[why] = append(byWhy[why], id)
-	}
-	for _, why := range slices.Sorted(maps.Keys(byWhy)) {
-		ids := byWhy[why]
-		slices.Sort(ids)
-		in.NotJudged = append(in.NotJudged, runner.Unjudged{Cause: "not judged from this record: " + why, Requirements: ids,
-			Do: "record the run again with this build (chatconform --record writes what a replay needs)"})
-	}
-	var rest []string
-	if cat != nil {
-		for _, q := range cat.Requirements {
-			if q.InProfile(p) && q.IsCheckable() && !slices.Contains(r.Judgeable, q.ID) {
-				rest = append(rest, q.ID)
-			}
-		}
-	}
-	in.NotJudged = append(in.NotJudged, runner.Unjudged{Cause: notReDerived, Do: notReDerivedDo, Requirements: rest})
+	note.Unattributed = unattributed
 	if len(r.Differences) > 0 && len(r.Changes) == 0 && !r.VersionChanged {
 		in.Halt = &runner.Halt{Code: exitHarness, Reason: "the same documents and harness reach other verdicts than the run recorded"}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/bundled"
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/report"
 	"github.com/chatrooms/conformance/suites/target"
 )
 
@@ -115,11 +116,13 @@ func noToken(t *testing.T, d *target.Description, what, text string) {
 	}
 }
 
+// writeReports writes the session's run report in every format, as
+// chatconform proxy does, and returns the JSON, JUnit and HTML.
 func writeReports(t *testing.T, p *Proxy, r *Report) (string, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	j, x, h := filepath.Join(dir, "p.json"), filepath.Join(dir, "p.xml"), filepath.Join(dir, "p.html")
-	if err := r.WriteReports(p.tok.redactor(), j, x, h); err != nil {
+	if err := r.RunReport().WriteReports(p.tok.redactor(), x, j, h); err != nil {
 		t.Fatal(err)
 	}
 	read := func(p string) string {
@@ -150,7 +153,12 @@ func TestCurlSessionAgainstTheReferenceIsClean(t *testing.T) {
 	for what, text := range map[string]string{"the live output": live.String(), "the JSON report": j, "the JUnit report": x, "the HTML report": h} {
 		noToken(t, d, what, text)
 	}
-	if !strings.Contains(x, `failures="0"`) || !strings.Contains(j, `"clean": true`) || !strings.Contains(h, "No violation") {
+	rep, err := report.Decode([]byte(j))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(x, `failures="0"`) || rep.ExitStatus != 0 || rep.Counts["FAIL"] != 0 || rep.Counts["PASS"] == 0 || rep.Proxy == nil ||
+		rep.Proxy.Forwarded != 17 || len(rep.Proxy.Client) != 0 || !strings.Contains(h, "PASS, judged") {
 		t.Errorf("reports of a clean session:\n%s\n%s", j, x)
 	}
 }
@@ -249,7 +257,31 @@ func TestEachPlantedFaultAndClientErrorIsNamed(t *testing.T) {
 	for what, text := range map[string]string{"the live output": live.String(), "the JSON report": j, "the JUnit report": x, "the HTML report": h, "the summary": sum.String()} {
 		noToken(t, d, what, text)
 	}
-	if !strings.Contains(x, `failures="8"`) {
+	// The run report: the server's breaches fail their requirements, the
+	// client's are the proxy note's; JUnit fails the two judges and each
+	// of the client's.
+	rep, err := report.Decode([]byte(j))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := map[string]string{}
+	for _, q := range rep.Requirements {
+		if q.Verdict == report.Fail {
+			failed[q.ID] = "server"
+		}
+	}
+	for _, c := range rep.Proxy.Client {
+		failed[c.Requirement] = "client"
+	}
+	if rep.ExitStatus != 1 || len(failed) != len(want) || len(rep.Proxy.Client) != 3 {
+		t.Errorf("the run report fails %v (exit %d), want %v", failed, rep.ExitStatus, want)
+	}
+	for id, whose := range want {
+		if failed[id] != whose {
+			t.Errorf("the run report: %s is the %s's, want the %s's", id, failed[id], whose)
+		}
+	}
+	if !strings.Contains(x, `<testsuite name="chatconform proxy session (core)" tests="`) || !strings.Contains(x, `failures="5"`) {
 		t.Errorf("JUnit report:\n%s", x)
 	}
 	t.Logf("live:\n%s\nsummary:\n%s", live.String(), sum.String())
@@ -449,19 +481,14 @@ func TestAClientsMalformedBodyIsTheClientsViolation(t *testing.T) {
 	if statement := r.Requirements[0].Text; !strings.Contains(statement, "sendMessage request follows the document") {
 		t.Errorf("the statement of %s is %q, not one a client follows", label, statement)
 	}
-	var report struct {
-		Requirements []struct {
-			ID, Text, Whose string
-			Examples        []struct{ Text string }
-		}
-	}
-	if err := json.Unmarshal([]byte(j), &report); err != nil {
+	rep, err := report.Decode([]byte(j))
+	if err != nil {
 		t.Fatal(err)
 	}
 	shown := map[string]string{"the live line": live.String(), "the summary": sum.String(), "the HTML report": h}
-	if len(report.Requirements) == 1 && len(report.Requirements[0].Examples) == 1 {
-		q := report.Requirements[0]
-		shown["the JSON report"] = q.Whose + " " + q.ID + ": " + q.Examples[0].Text
+	if rep.Proxy != nil && len(rep.Proxy.Client) == 1 && rep.Counts["FAIL"] == 0 {
+		c := rep.Proxy.Client[0]
+		shown["the JSON report"] = "client " + c.Requirement + ": " + c.Text + "\n" + c.Message
 	} else {
 		t.Errorf("JSON report:\n%s", j)
 	}
@@ -470,12 +497,22 @@ func TestAClientsMalformedBodyIsTheClientsViolation(t *testing.T) {
 		if !strings.Contains(strings.ToLower(text), "client") || !strings.Contains(text, label) || !strings.Contains(text, "sendMessage request") || !strings.Contains(text, violation) {
 			t.Errorf("%s does not say the client broke %s with %s:\n%s", what, label, violation, text)
 		}
+		if what == "the HTML report" { // it lists every requirement, with its verdict
+			if !strings.Contains(text, `<td class="id">MSG-SEND-200<`) || strings.Contains(text, `<td class="o FAIL">FAIL</td><td class="id">MSG-SEND-200<`) {
+				t.Errorf("%s fails MSG-SEND-200 (or leaves it out):\n%s", what, text)
+			}
+			continue
+		}
 		if strings.Contains(text, "MSG-SEND-200") || strings.Contains(text, "Sending a message answers status 200") {
 			t.Errorf("%s files the client's body under the server's requirement:\n%s", what, text)
 		}
 	}
-	if strings.Contains(j, "MSG-SEND-200") || strings.Contains(j, "Sending a message answers status 200") {
-		t.Errorf("the JSON report files the client's body under the server's requirement:\n%s", j)
+	for _, q := range rep.Requirements {
+		for _, c := range q.Checks {
+			if strings.Contains(c.Message, violation) {
+				t.Errorf("the JSON report files the client's body under the server's %s:\n%s", q.ID, c.Message)
+			}
+		}
 	}
 }
 

@@ -1,19 +1,18 @@
 package proxy
 
 import (
-	"encoding/json"
-	"encoding/xml"
 	"fmt"
-	"html/template"
 	"io"
-	"os"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/chatrooms/conformance/spec"
-	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/record"
+	"github.com/chatrooms/conformance/suites/report"
+	"github.com/chatrooms/conformance/suites/runner"
 )
 
 // Report is what a proxy session found, grouped by requirement.
@@ -41,6 +40,11 @@ type Report struct {
 	// HistoryWindows is how many times the history checker started afresh,
 	// plus one.
 	HistoryWindows int `json:"historyWindows"`
+	// Verdicts are the judges' verdicts over the session, both sides.
+	Verdicts *record.Verdicts `json:"-"`
+	// Answered counts, by operation, the answers 2xx judged against the
+	// document.
+	Answered map[string]int `json:"answered,omitempty"`
 }
 
 // Requirement is one requirement a side broke.
@@ -62,8 +66,9 @@ func (p *Proxy) report() *Report {
 	cat, _ := spec.LoadCatalogue()
 	r := &Report{Tool: "chatconform proxy", Version: p.cfg.Version, Profile: p.cfg.Profile, Target: p.cfg.Target.BaseURL, Listen: p.url,
 		Started: p.started, Duration: time.Since(p.started), Exchanges: int(p.count.Load()), Judged: v.Judged,
-		Unanswered: int(p.unanswered.Load()), HistoryWindows: v.HistoryWindows, Requirements: []Requirement{}}
+		Unanswered: int(p.unanswered.Load()), HistoryWindows: v.HistoryWindows, Requirements: []Requirement{}, Verdicts: v}
 	p.mu.Lock()
+	r.Answered = maps.Clone(p.answered)
 	for k, n := range p.notJudged {
 		if r.NotJudged == nil {
 			r.NotJudged = map[string]int{}
@@ -156,131 +161,71 @@ func first(q Requirement) string {
 	return s
 }
 
-// WriteReports writes the reports asked for (empty paths are skipped),
-// every text redacted by red.
-func (r *Report) WriteReports(red *client.Redactor, jsonPath, junitPath, htmlPath string) error {
-	for _, w := range []struct {
-		path  string
-		write func(io.Writer) error
-	}{{jsonPath, r.WriteJSON}, {junitPath, r.WriteJUnit}, {htmlPath, r.WriteHTML}} {
-		if w.path == "" {
-			continue
-		}
-		f, err := os.Create(w.path)
-		if err != nil {
-			return err
-		}
-		rw := red.Writer(f)
-		err = w.write(rw)
-		if ferr := rw.Flush(); err == nil {
-			err = ferr
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", w.path, err)
+// RunReport is the session as a run report: the server's answers
+// judged by the document and history checkers, each requirement they can
+// judge from traffic PASS or FAIL, the other checkable ones NOT RUN with
+// why; what the client's requests broke, which is no verdict on the
+// server, in the report's proxy note. Its exit code is the session's.
+func (r *Report) RunReport() *runner.Result {
+	server, client := *r.Verdicts, *r.Verdicts
+	server.Failures, client.Failures = nil, nil
+	for _, f := range r.Verdicts.Failures {
+		if f.Whose == record.Client {
+			client.Failures = append(client.Failures, f)
+		} else {
+			server.Failures = append(server.Failures, f)
 		}
 	}
-	return nil
-}
-
-// WriteJSON writes the report as JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
-
-type junitSuite struct {
-	XMLName   xml.Name    `xml:"testsuite"`
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Time      float64     `xml:"time,attr"`
-	Timestamp string      `xml:"timestamp,attr"`
-	Props     []junitProp `xml:"properties>property"`
-	Cases     []junitCase `xml:"testcase"`
-}
-
-type junitProp struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	ClassName string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-// WriteJUnit writes one test case per requirement broken, by side, and
-// one for the session as a whole.
-func (r *Report) WriteJUnit(w io.Writer) error {
-	s := junitSuite{Name: "chatconform proxy (" + string(r.Profile) + ")", Time: r.Duration.Seconds(), Timestamp: r.Started.UTC().Format(time.RFC3339),
-		Props: []junitProp{{"target", r.Target}, {"exchanges", fmt.Sprint(r.Exchanges)}, {"judged", fmt.Sprint(r.Judged)}}}
-	whole := junitCase{Name: "every exchange judged is within the document and agrees with the others", ClassName: "session"}
-	if !r.Clean {
-		whole.Failure = &junitFailure{Message: fmt.Sprintf("%d requirements broken by the server, %d by the client", r.Server, r.Client), Type: "violation"}
-	}
-	s.Cases = append(s.Cases, whole)
-	for _, q := range r.Requirements {
-		var text strings.Builder
-		for _, e := range q.Examples {
-			text.WriteString(e.Text + "\n")
-			for _, x := range e.Exchanges {
-				fmt.Fprintf(&text, "  %s %s -> %d (%s)\n", x.Method, x.Path, x.Status, userName(x.User))
-				if x.Reproduce != "" {
-					fmt.Fprintf(&text, "  reproduce: %s\n", x.Reproduce)
-				}
+	in := runner.External{Profile: r.Profile, Target: r.Target, Version: r.Version, Started: r.Started, Duration: r.Duration, Requests: r.Exchanges}
+	// A requirement passes only where the session's answers reached it: a
+	// success of an operation whose answers can break it. The history
+	// checker's rules are many, and a session does not show which of them
+	// its traffic reached, so finding no contradiction passes none.
+	judgeable := record.Judgeable(r.Profile)
+	reached := map[string]bool{}
+	for op, ids := range record.JudgeableByOperation(r.Profile) {
+		if r.Answered[op] > 0 {
+			for _, id := range ids {
+				reached[id] = true
 			}
 		}
-		s.Cases = append(s.Cases, junitCase{Name: q.ID + " (" + q.Whose + ")", ClassName: q.Whose,
-			Failure: &junitFailure{Message: fmt.Sprintf("%s broken by the %s (%s, %s): %s", q.ID, q.Whose, q.Source, record.Plural(q.Count, "time"), first(q)),
-				Type: q.Source, Text: text.String()}})
 	}
-	s.Tests = len(s.Cases)
-	for _, c := range s.Cases {
-		if c.Failure != nil {
-			s.Failures++
+	var shown []string
+	unreached := map[string]string{}
+	for _, id := range judgeable {
+		switch {
+		case reached[id] && !slices.Contains(record.HistoryRequirements, id):
+			shown = append(shown, id)
+		case server.Failed(id):
+		case slices.Contains(record.HistoryRequirements, id):
+			unreached[id] = "the history checker found no contradiction, and a session does not show which of its rules the traffic reached"
+		default:
+			unreached[id] = "no success of an operation whose answers show it passed through the proxy"
 		}
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
+	judgments, unsupported := record.JudgmentsOf(&server, shown)
+	for id, why := range unreached {
+		if _, ok := unsupported[id]; !ok {
+			unsupported[id] = why
+		}
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(s); err != nil {
-		return err
+	note := &report.ProxyNote{Listen: r.Listen, Forwarded: r.Exchanges, Unanswered: r.Unanswered, JudgedAgainstDocument: r.Judged,
+		ExchangesNotJudged: r.NotJudged, HistoryWindows: r.HistoryWindows}
+	note.Unattributed = in.AddJudgments(judgments, unsupported, judgeable,
+		"not judged from this traffic: ", "send requests that reach them through the proxy",
+		"not judged from traffic: judged by a run's checks", "run chatconform against the target for these verdicts")
+	said, _ := record.JudgmentsOf(&client, nil) // one per failure, in order
+	for i, f := range client.Failures {
+		b := report.ClientBreach{Requirement: f.Requirement, Source: f.Source, Count: f.Count, Message: said[i].Text}
+		for _, q := range r.Requirements {
+			if q.ID == f.Requirement && q.Whose == f.Whose {
+				b.Text = q.Text
+			}
+		}
+		note.Client = append(note.Client, b)
 	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	in.Proxy = note
+	res := runner.NewReport(in)
+	res.ExitStatus = r.ExitCode()
+	return res
 }
-
-var page = template.Must(template.New("proxy").Funcs(template.FuncMap{"upper": strings.ToUpper, "user": userName}).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>chatconform proxy: {{.Target}}</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2em;max-width:72em}
-.ok{color:#0a0}.bad{color:#b00}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
-pre{white-space:pre-wrap;margin:.2em 0}
-</style></head><body>
-<h1 class="{{if .Clean}}ok{{else}}bad{{end}}">{{if .Clean}}No violation{{else}}{{.Server}} requirements broken by the server, {{.Client}} by the client{{end}}</h1>
-<p>Target {{.Target}}, profile {{.Profile}}, through {{.Listen}}; {{.Exchanges}} exchanges forwarded, {{.Judged}} judged against the document{{if .Unanswered}}, {{.Unanswered}} without an answer{{end}}; started {{.Started.UTC.Format "2006-01-02 15:04:05"}} UTC for {{.Duration}}.</p>
-{{if .NotJudged}}<h2>Not judged</h2><ul>{{range $k, $n := .NotJudged}}<li>{{$n}}: {{$k}}</li>{{end}}</ul>{{end}}
-{{if .Requirements}}<h2>By requirement</h2>
-<table><tr><th>side</th><th>requirement</th><th>found by</th><th>count</th><th>examples</th></tr>
-{{range .Requirements}}<tr><td>{{upper .Whose}}</td><td><b>{{.ID}}</b><br>{{.Text}}</td><td>{{.Source}}</td><td>{{.Count}}</td><td>{{range .Examples}}<pre>{{.Text}}</pre>{{range .Exchanges}}<pre>{{.Method}} {{.Path}} -&gt; {{.Status}} ({{user .User}}){{if .Reproduce}}
-{{.Reproduce}}{{end}}</pre>{{end}}{{end}}</td></tr>
-{{end}}</table>{{end}}
-</body></html>
-`))
-
-// WriteHTML writes the report as one page that needs no network.
-func (r *Report) WriteHTML(w io.Writer) error { return page.Execute(w, r) }

@@ -152,35 +152,55 @@ func Judgeable(p spec.Profile) []string {
 	for _, id := range HistoryRequirements {
 		set[id] = true
 	}
-	if doc, err := spec.Load(p); err == nil {
-		for _, o := range doc.Operations() {
-			for _, rule := range []string{"status", "content-type", "decode"} {
-				set[conformance.Blame(o.ID, spec.Violation{Rule: rule, Location: "$"})] = true
-			}
-			item := doc.T.Paths.Value(o.Path)
-			if item == nil {
-				continue
-			}
-			op := item.GetOperation(o.Method)
-			if op == nil || op.Responses == nil {
-				continue
-			}
-			for code, r := range op.Responses.Map() {
-				if !strings.HasPrefix(code, "2") || r.Value == nil {
-					continue
-				}
-				for _, mt := range r.Value.Content {
-					if mt.Schema != nil {
-						walkSchema(mt.Schema.Value, "$", 0, func(loc string) {
-							for _, rule := range []string{"type", "required", "enum", "format", "not"} {
-								set[conformance.Blame(o.ID, spec.Violation{Rule: rule, Location: loc})] = true
-							}
-						})
+	for _, ids := range JudgeableByOperation(p) {
+		for _, id := range ids {
+			set[id] = true
+		}
+	}
+	return inProfile(set, p)
+}
+
+// JudgeableByOperation returns, for each operation of profile p's
+// document, the requirements validating its answers can find broken (its
+// status, Content-Type and body, and the fields of its success bodies),
+// each sorted.
+func JudgeableByOperation(p spec.Profile) map[string][]string {
+	out := map[string][]string{}
+	doc, err := spec.Load(p)
+	if err != nil {
+		return out
+	}
+	for _, o := range doc.Operations() {
+		set := map[string]bool{}
+		for _, rule := range []string{"status", "content-type", "decode"} {
+			set[conformance.Blame(o.ID, spec.Violation{Rule: rule, Location: "$"})] = true
+		}
+		if item := doc.T.Paths.Value(o.Path); item != nil {
+			if op := item.GetOperation(o.Method); op != nil && op.Responses != nil {
+				for code, r := range op.Responses.Map() {
+					if !strings.HasPrefix(code, "2") || r.Value == nil {
+						continue
+					}
+					for _, mt := range r.Value.Content {
+						if mt.Schema != nil {
+							walkSchema(mt.Schema.Value, "$", 0, func(loc string) {
+								for _, rule := range []string{"type", "required", "enum", "format", "not"} {
+									set[conformance.Blame(o.ID, spec.Violation{Rule: rule, Location: loc})] = true
+								}
+							})
+						}
 					}
 				}
 			}
 		}
+		out[o.ID] = inProfile(set, p)
 	}
+	return out
+}
+
+// inProfile is the ids of set that are requirements of profile p (or no
+// catalogue entry), sorted.
+func inProfile(set map[string]bool, p spec.Profile) []string {
 	delete(set, "")
 	cat, _ := spec.LoadCatalogue()
 	var out []string
@@ -365,7 +385,14 @@ type Judgment struct {
 // found unbroken, what it was held to. Unsupported are the requirements of
 // Judgeable the record cannot judge, with why (they have no Judgment).
 func (r *Replayed) Judgments() (out []Judgment, unsupported map[string]string) {
-	v := r.Verdicts
+	return JudgmentsOf(r.Verdicts, r.Judgeable)
+}
+
+// JudgmentsOf is what verdicts say of each requirement of judgeable (those
+// the judges can judge from exchanges), and of each requirement they
+// found broken: a failure, no contradiction, or why they could not judge
+// it (unsupported).
+func JudgmentsOf(v *Verdicts, judgeable []string) (out []Judgment, unsupported map[string]string) {
 	failed := map[string]bool{}
 	for _, f := range v.Failures {
 		failed[f.Requirement] = true
@@ -375,7 +402,7 @@ func (r *Replayed) Judgments() (out []Judgment, unsupported map[string]string) {
 		out = append(out, Judgment{Requirement: f.Requirement, Source: f.Source, Failed: true, Text: text})
 	}
 	unsupported = map[string]string{}
-	for _, id := range r.Judgeable {
+	for _, id := range judgeable {
 		if failed[id] {
 			continue
 		}

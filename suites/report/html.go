@@ -129,13 +129,16 @@ details summary{cursor:pointer}small{color:#666}
 <div class="banner {{.Class}}" id="verdict">{{.Verdict}}</div>
 <p class="counts" id="counts"><b>{{len .Requirements}} requirements:</b> {{range .ReqCounts}}<span class="{{.Outcome}}">{{.N}} {{.Outcome}}</span>{{end}}<br>
 <b>Checks:</b> {{range .CheckCounts}}<span class="{{.Outcome}}">{{.N}} {{.Outcome}}</span>{{else}}none ran{{end}}</p>
-<p id="target">{{if .Bundled}}<b>{{.TargetNote}}</b> (<code>{{.Target}}</code>). {{end}}Profile <b>{{.Profile}}</b>{{if not .Bundled}}, target <code>{{.Target}}</code>{{end}}, seed {{.Seed}} (replay with <code>--seed {{.Seed}}</code>), {{.Requests}} requests in {{.Took}}{{if .Started.IsZero}}{{else}}, started {{.Started.UTC.Format "2006-01-02 15:04:05"}} UTC{{end}}{{if .Version}}, chatconform {{.Version}}{{end}}.</p>
+{{if .Proxy}}<p id="target">A proxy session on <code>{{.Proxy.Listen}}</code> forwarding to <code>{{.Target}}</code>, profile <b>{{.Profile}}</b>: {{.Proxy.Forwarded}} exchanges forwarded, {{.Proxy.JudgedAgainstDocument}} judged against the document{{if .Proxy.Unanswered}}, {{.Proxy.Unanswered}} without an answer from the target{{end}}, in {{.Took}}{{if .Started.IsZero}}{{else}}, started {{.Started.UTC.Format "2006-01-02 15:04:05"}} UTC{{end}}{{if .Version}}, chatconform {{.Version}}{{end}}.</p>
+{{else}}<p id="target">{{if .Bundled}}<b>{{.TargetNote}}</b> (<code>{{.Target}}</code>). {{end}}Profile <b>{{.Profile}}</b>{{if not .Bundled}}, target <code>{{.Target}}</code>{{end}}, seed {{.Seed}} (replay with <code>--seed {{.Seed}}</code>), {{.Requests}} requests in {{.Took}}{{if .Started.IsZero}}{{else}}, started {{.Started.UTC.Format "2006-01-02 15:04:05"}} UTC{{end}}{{if .Version}}, chatconform {{.Version}}{{end}}.</p>{{end}}
 {{with .Coverage}}<p id="judged"><b>{{.}}</b>{{if .NotJudged}}; what was not judged, and why, is listed below{{end}}.</p>{{end}}
 {{range .CoverageShort}}<p class="banner fail">Coverage short: {{.}}</p>{{end}}
 {{if .Halted}}<p class="banner error" id="halted">The run stopped early: {{.Halted}}</p>{{end}}
 {{range .Fixed}}<p class="banner fail">{{.}} is listed in the baseline but now passes: remove it from the baseline.</p>{{end}}
 {{if .RootCauses}}<h2 id="failures">Failing requirements: {{len .RootCauses}}; checks blocked by them: {{.BlockedTotal}}</h2>
 {{range .RootCauses}}{{template "cause" .}}{{end}}{{end}}
+{{with .Proxy}}{{if .Client}}<h2 id="client">Broken by the client's requests: {{len .Client}} requirements (no verdict on the server)</h2>
+{{range .Client}}<div class="cause"><span class="o FAIL">CLIENT</span> <b>{{.Requirement}}</b>: {{.Text}} <small>{{.Source}}, {{.Count}}</small><pre>{{.Message}}</pre></div>{{end}}{{end}}{{end}}
 {{with .Coverage}}{{if .NotJudged}}<h2 id="coverage">Not judged: {{len .NotJudged}} causes</h2>
 {{range .NotJudged}}<div class="cause known"><span class="o {{.Outcome}}">{{.Outcome}}</span> <b>{{.Cause}}</b>: {{len .Requirements}} requirements<br><small>{{range $i, $id := .Requirements}}{{if $i}}, {{end}}{{$id}}{{end}}</small>
 {{range .Reasons}}<br><small>({{.}})</small>{{end}}{{if .Do}}<br>Do: {{.Do}}{{end}}</div>{{end}}{{end}}{{end}}

@@ -20,6 +20,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	if r.Bundled {
 		name += " of the bundled reference server (no target named)"
 	}
+	if r.Proxy != nil {
+		name = "chatconform proxy session (" + string(r.Profile) + ")"
+	}
 	judged := ""
 	if r.Coverage != nil {
 		judged = fmt.Sprintf("%d/%d", r.Coverage.Judged, r.Coverage.Total)
@@ -47,6 +50,14 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	// own outcome, and the run-wide judges.
 	for _, c := range r.CheckList(r.SelectedNames()) {
 		suite.AddTestcase(junitCase(c, known[c.BlockedBy]))
+	}
+	if r.Proxy != nil {
+		// What the client broke fails the session as the server's
+		// breaches do, under the client's name.
+		for _, c := range r.Proxy.Client {
+			suite.AddTestcase(junit.Testcase{Name: c.Requirement + " (client)", Classname: "client", Status: "failed",
+				Failure: &junit.Result{Message: "broken by the client's requests: " + causeLine(c.Message), Type: c.Source, Data: c.Message}})
+		}
 	}
 	if len(suite.Testcases) == 0 && r.Halted != "" {
 		tc := junit.Testcase{Name: "chatconform preflight", Classname: "chatconform", Status: "error"}

@@ -84,6 +84,10 @@ type Report struct {
 	// Replay is set on the report of a replayed record (chatconform
 	// replay): how its verdicts compare with the run's.
 	Replay *ReplayNote `json:"replay,omitempty"`
+	// Proxy is set on the report of a proxy session (chatconform proxy):
+	// the session, and what the client's requests broke, which is no
+	// verdict on the server.
+	Proxy *ProxyNote `json:"proxy,omitempty"`
 }
 
 // Requirement is the verdict on one catalogue entry.
@@ -174,6 +178,46 @@ type ReplayNote struct {
 	// Unattributed are findings under labels that are no requirement of
 	// the catalogue (a request addressing no operation, say), in words.
 	Unattributed []string `json:"unattributed,omitempty"`
+}
+
+// ProxyNote says, in the report of a proxy session, what the run report
+// has no other place for: the session, and the requirements the client's
+// requests broke. The server's answers are judged as a run's are, under
+// the requirements; the client's breaches are the client's, and make the
+// session exit 1 as the server's do.
+type ProxyNote struct {
+	// Listen is the address the proxy listened on.
+	Listen string `json:"listen"`
+	// Forwarded is how many exchanges the proxy forwarded; Unanswered how
+	// many the target gave no answer to.
+	Forwarded  int `json:"forwarded"`
+	Unanswered int `json:"unanswered,omitempty"`
+	// JudgedAgainstDocument is how many exchanges were held to the
+	// document; ExchangesNotJudged counts the others by reason.
+	JudgedAgainstDocument int            `json:"judgedAgainstDocument"`
+	ExchangesNotJudged    map[string]int `json:"exchangesNotJudged,omitempty"`
+	// HistoryWindows is how many times the history checker started
+	// afresh, plus one.
+	HistoryWindows int `json:"historyWindows"`
+	// Client lists the requirements the client's requests broke.
+	Client []ClientBreach `json:"client,omitempty"`
+	// Unattributed are the server's breaches under labels that are no
+	// requirement of the catalogue (an answer to a request addressing no
+	// operation, say), in words.
+	Unattributed []string `json:"unattributed,omitempty"`
+}
+
+// ClientBreach is a requirement the client's requests broke.
+type ClientBreach struct {
+	Requirement string `json:"requirement"`
+	Text        string `json:"text,omitempty"`
+	// Source is the judge that found it: "document" or "history".
+	Source string `json:"source"`
+	// Count is how many exchanges broke it (document), or how many
+	// contradictions were found (history).
+	Count int `json:"count"`
+	// Message is the first examples, with their exchanges.
+	Message string `json:"message"`
 }
 
 // Decode reads a JSON report. It refuses a report of a later format than

@@ -229,6 +229,12 @@ func (r *Report) print(w io.Writer, verbose bool) {
 			fmt.Fprintf(w, "  FAIL %-26s %s\n", c.ID, c.Line)
 		}
 	}
+	if r.Proxy != nil && len(r.Proxy.Client) > 0 {
+		fmt.Fprintf(w, "chatconform: %s broken by the client's requests (no verdict on the server):\n", plural(len(r.Proxy.Client), "requirement"))
+		for _, c := range r.Proxy.Client {
+			fmt.Fprintf(w, "  CLIENT %-24s %s\n", c.Requirement, causeLine(c.Message))
+		}
+	}
 	fmt.Fprintf(w, "chatconform: %s\n", r.Verdict())
 }
 
@@ -358,7 +364,12 @@ func (r *Report) Verdict() string {
 		return "PASS"
 	case ExitFail:
 		why := "replay with --seed " + fmt.Sprint(r.Seed)
-		if r.Counts[Fail.String()] == 0 && len(r.Fixed) == 0 {
+		switch {
+		case r.Proxy != nil && r.Counts[Fail.String()] == 0 && len(r.Proxy.Client) > 0:
+			why = "the client's requests broke the document"
+		case r.Proxy != nil:
+			why = "the server's answers broke the document"
+		case r.Counts[Fail.String()] == 0 && len(r.Fixed) == 0:
 			why = "coverage short of --min-judged/--require"
 		}
 		if cov != "" {

@@ -1,12 +1,16 @@
 package runner
 
 import (
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/record"
+	"github.com/chatrooms/conformance/suites/report"
 )
 
 // JudgeVerdict is what one of the run-wide judges (HistoryCheck,
@@ -56,7 +60,10 @@ type External struct {
 	// Replay, for the report of a replayed record, says how the replay
 	// compares with the run recorded.
 	Replay *ReplayNote
-	Gate   CoverageGate
+	// Proxy, for the report of a proxy session, says what the session
+	// forwarded and what the client broke.
+	Proxy *report.ProxyNote
+	Gate  CoverageGate
 }
 
 // DefaultCause is why a requirement no verdict of NewReport's covers and
@@ -80,7 +87,7 @@ func NewReport(in External) *Result {
 	res.tally(selected)
 	res.Version, res.Started, res.Requests = in.Version, in.Started, in.Requests
 	res.Bundled, res.TargetNote = in.Bundled, in.TargetNote
-	res.Replay = in.Replay
+	res.Replay, res.Proxy = in.Replay, in.Proxy
 	if in.Halt != nil {
 		res.halt = &halt{Code: in.Halt.Code, Reason: in.Halt.Reason}
 	}
@@ -140,4 +147,58 @@ func NewReport(in External) *Result {
 	res.Coverage.NotJudged = gaps
 	res.ExitStatus = res.ExitCode()
 	return res
+}
+
+// AddJudgments gives in the verdicts of the document and history judges over a
+// record or a session (judgments, unsupported: record.JudgmentsOf), each
+// under its requirement, and groups the checkable requirements they leave
+// out by cause: those the judges cannot judge from these exchanges (why,
+// after unsupportedCause, with unsupportedDo), and those no judge of
+// exchanges judges (restCause, restDo). It returns the findings under
+// labels that are no requirement of the catalogue, in words.
+func (in *External) AddJudgments(judgments []record.Judgment, unsupported map[string]string, judgeable []string,
+	unsupportedCause, unsupportedDo, restCause, restDo string) (unattributed []string) {
+	cat, _ := spec.LoadCatalogue()
+	inCatalogue := func(id string) bool {
+		if cat == nil {
+			return false
+		}
+		_, ok := cat.Lookup(id)
+		return ok
+	}
+	for _, j := range judgments {
+		if !inCatalogue(j.Requirement) {
+			if j.Failed {
+				unattributed = append(unattributed, j.Requirement+": "+strings.TrimSpace(j.Text))
+			}
+			continue
+		}
+		jv := JudgeVerdict{Requirement: j.Requirement, Judge: DocumentCheck, Outcome: Pass, Message: j.Text}
+		if j.Source == record.History {
+			jv.Judge = HistoryCheck
+		}
+		if j.Failed {
+			jv.Outcome = Fail
+		}
+		in.Verdicts = append(in.Verdicts, jv)
+	}
+	byWhy := map[string][]string{}
+	for id, why := range unsupported {
+		byWhy[why] = append(byWhy[why], id)
+	}
+	for _, why := range slices.Sorted(maps.Keys(byWhy)) {
+		ids := byWhy[why]
+		slices.Sort(ids)
+		in.NotJudged = append(in.NotJudged, Unjudged{Cause: unsupportedCause + why, Requirements: ids, Do: unsupportedDo})
+	}
+	var rest []string
+	if cat != nil {
+		for _, q := range cat.Requirements {
+			if q.InProfile(in.Profile) && q.IsCheckable() && !slices.Contains(judgeable, q.ID) {
+				rest = append(rest, q.ID)
+			}
+		}
+	}
+	in.NotJudged = append(in.NotJudged, Unjudged{Cause: restCause, Do: restDo, Requirements: rest})
+	return unattributed
 }

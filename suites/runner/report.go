@@ -468,7 +468,7 @@ func (r *Result) Count(o Outcome) int { return r.outcomes[o] }
 // names, see orphanBlocked), a fixed baseline entry, or coverage short of
 // --min-judged/--require; a halt that claims exit 1 without a FAIL exits 3.
 func (r *Result) ExitCode() int {
-	if r.failed() > 0 || len(r.Fixed) > 0 {
+	if r.failed() > 0 || len(r.Fixed) > 0 || (r.Proxy != nil && len(r.Proxy.Client) > 0) {
 		return ExitFail
 	}
 	if r.halt != nil {
