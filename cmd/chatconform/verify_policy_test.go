@@ -287,6 +287,11 @@ func TestVerifyRederivesEveryVerdictOfADefaultRun(t *testing.T) {
 	if strings.Contains(a.out, "--accept-signed") {
 		t.Errorf("the run's hint asks for --accept-signed:\n%s", a.out)
 	}
+	// Its record replays clean: the harness's own requests meant to break
+	// the document (a limit over 100) are no finding of anyone's.
+	if code, out := chatconform(t, "replay", a.rec); code != 0 || !strings.Contains(out, "the same verdicts as the run recorded") {
+		t.Errorf("the replay of a passing run: exit %d\n%s", code, out)
+	}
 	code, out := a.verifyCmd(t, a.att, "--allow-bundled", "--min-judged", strconv.Itoa(rep.Coverage.Judged))
 	says(t, "the default run", code, 0, out, fmt.Sprintf("re-derived from the record: %d of %d verdicts", rep.Coverage.Judged, rep.Coverage.Judged),
 		"taken on trust (signed, not re-derived): 0", "OK: ")

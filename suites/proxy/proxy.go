@@ -116,11 +116,8 @@ type Proxy struct {
 	done       chan struct{}
 	doneOnce   sync.Once
 
-	mu        sync.Mutex
-	notJudged map[string]int
-	// answered counts, by operation, the answers 2xx judged against the
-	// document: what the session shows of the server.
-	answered    map[string]int
+	mu          sync.Mutex
+	notJudged   map[string]int
 	printed     map[string]int
 	printedText map[string]bool
 	out         *client.Writer
@@ -213,7 +210,7 @@ func Start(cfg Config) (*Proxy, error) {
 	tr.MaxIdleConnsPerHost = 64
 
 	p := &Proxy{cfg: cfg, base: base, tok: newTokens(cfg.Target.Secrets()), budget: &budget{limit: cfg.JudgeBudget},
-		notJudged: map[string]int{}, answered: map[string]int{}, printed: map[string]int{}, printedText: map[string]bool{}, done: make(chan struct{}),
+		notJudged: map[string]int{}, printed: map[string]int{}, printedText: map[string]bool{}, done: make(chan struct{}),
 		stopHist: make(chan struct{}), histDone: make(chan struct{})}
 	p.t0 = time.Now()
 	p.started = p.t0
@@ -425,11 +422,6 @@ func (p *Proxy) judgeOne(j *job) {
 	x.Operation = p.operation(j.method, x.Path, x.Query)
 	for _, f := range p.judge.Add(x) {
 		p.live(f, red)
-	}
-	if x.Operation != "" && x.Status >= 200 && x.Status < 300 {
-		p.mu.Lock()
-		p.answered[x.Operation]++
-		p.mu.Unlock()
 	}
 }
 

@@ -3,8 +3,6 @@ package proxy
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -42,9 +40,6 @@ type Report struct {
 	HistoryWindows int `json:"historyWindows"`
 	// Verdicts are the judges' verdicts over the session, both sides.
 	Verdicts *record.Verdicts `json:"-"`
-	// Answered counts, by operation, the answers 2xx judged against the
-	// document.
-	Answered map[string]int `json:"answered,omitempty"`
 }
 
 // Requirement is one requirement a side broke.
@@ -68,7 +63,6 @@ func (p *Proxy) report() *Report {
 		Started: p.started, Duration: time.Since(p.started), Exchanges: int(p.count.Load()), Judged: v.Judged,
 		Unanswered: int(p.unanswered.Load()), HistoryWindows: v.HistoryWindows, Requirements: []Requirement{}, Verdicts: v}
 	p.mu.Lock()
-	r.Answered = maps.Clone(p.answered)
 	for k, n := range p.notJudged {
 		if r.NotJudged == nil {
 			r.NotJudged = map[string]int{}
@@ -182,27 +176,7 @@ func (r *Report) RunReport() *runner.Result {
 	// checker's rules are many, and a session does not show which of them
 	// its traffic reached, so finding no contradiction passes none.
 	judgeable := record.Judgeable(r.Profile)
-	reached := map[string]bool{}
-	for op, ids := range record.JudgeableByOperation(r.Profile) {
-		if r.Answered[op] > 0 {
-			for _, id := range ids {
-				reached[id] = true
-			}
-		}
-	}
-	var shown []string
-	unreached := map[string]string{}
-	for _, id := range judgeable {
-		switch {
-		case reached[id] && !slices.Contains(record.HistoryRequirements, id):
-			shown = append(shown, id)
-		case server.Failed(id):
-		case slices.Contains(record.HistoryRequirements, id):
-			unreached[id] = "the history checker found no contradiction, and a session does not show which of its rules the traffic reached"
-		default:
-			unreached[id] = "no success of an operation whose answers show it passed through the proxy"
-		}
-	}
+	shown, unreached := server.Reach(r.Profile, judgeable, false)
 	judgments, unsupported := record.JudgmentsOf(&server, shown)
 	for id, why := range unreached {
 		if _, ok := unsupported[id]; !ok {

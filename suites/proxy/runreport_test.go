@@ -14,7 +14,7 @@ import (
 // nothing at all for a session that saw no success.
 func TestASessionPassesOnlyWhatItsAnswersReached(t *testing.T) {
 	seen := &Report{Profile: spec.Core, Target: "https://chat.example", Exchanges: 3, Judged: 3, Clean: true,
-		Verdicts: &record.Verdicts{Exchanges: 3, Judged: 3}, Answered: map[string]int{"getCurrentUser": 3}}
+		Verdicts: &record.Verdicts{Exchanges: 3, Judged: 3, Answered: map[string]int{"getCurrentUser": 3}}}
 	rep := seen.RunReport()
 	var passed []string
 	for _, q := range rep.Requirements {

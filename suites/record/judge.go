@@ -3,8 +3,10 @@ package record
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -143,6 +145,41 @@ type Verdicts struct {
 	// HistoryWindows is how many history checkers judged the exchanges (1
 	// unless JudgeOptions.HistoryWindow cut the session).
 	HistoryWindows int `json:"historyWindows,omitempty"`
+	// Answered counts, by operation, the successes (2xx) judged against
+	// the document: the operations whose answers the exchanges show. It
+	// is the judge's own count, not written to a record.
+	Answered map[string]int `json:"-"`
+}
+
+// Reach splits judgeable (Judgeable's list) by what the exchanges show: a
+// requirement of the document is shown when a success of an operation
+// whose answers can break it was judged (JudgeableByOperation); one of the
+// history checker's is shown when history is set. The others are
+// unreached, each with why. Requirements the exchanges broke are in
+// neither list: they fail wherever they were met.
+func (v *Verdicts) Reach(p spec.Profile, judgeable []string, history bool) (shown []string, unreached map[string]string) {
+	reached := map[string]bool{}
+	for op, ids := range JudgeableByOperation(p) {
+		if v.Answered[op] > 0 {
+			for _, id := range ids {
+				reached[id] = true
+			}
+		}
+	}
+	unreached = map[string]string{}
+	for _, id := range judgeable {
+		isHistory := slices.Contains(HistoryRequirements, id)
+		switch {
+		case v.Failed(id):
+		case isHistory && history, !isHistory && reached[id]:
+			shown = append(shown, id)
+		case isHistory:
+			unreached[id] = "the history checker found no contradiction, and these exchanges do not show which of its rules they reached"
+		default:
+			unreached[id] = "no success of an operation whose answers show it was judged"
+		}
+	}
+	return shown, unreached
 }
 
 // Failed reports whether requirement id was broken (by anyone).
@@ -170,6 +207,7 @@ type Judge struct {
 	exchanges int
 	judged    int
 	notJudged map[string]int
+	answered  map[string]int // successes judged against the document, by operation
 	byKey     map[string]*Verdict
 	index     map[int64]int
 }
@@ -190,7 +228,7 @@ func NewJudge(opt JudgeOptions) (*Judge, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &Judge{opt: opt, validator: v, doc: doc, notJudged: map[string]int{}, byKey: map[string]*Verdict{}, pastCount: map[string]int{},
+	j := &Judge{opt: opt, validator: v, doc: doc, notJudged: map[string]int{}, answered: map[string]int{}, byKey: map[string]*Verdict{}, pastCount: map[string]int{},
 		past: map[string][]Finding{}}
 	if opt.Index {
 		j.index = map[int64]int{}
@@ -235,6 +273,9 @@ func (j *Judge) Add(x *Exchange) []Finding {
 		j.notJudged[reason]++
 	} else {
 		j.judged++
+		if x.Operation != "" && x.Status >= 200 && x.Status < 300 {
+			j.answered[x.Operation]++
+		}
 	}
 	if j.index != nil {
 		j.index[int64(x.Start)] = x.N
@@ -312,7 +353,7 @@ func (j *Judge) Verdicts() *Verdicts {
 	current := hist.Check()
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := &Verdicts{Exchanges: j.exchanges, Judged: j.judged, HistoryWindows: j.windows}
+	out := &Verdicts{Exchanges: j.exchanges, Judged: j.judged, HistoryWindows: j.windows, Answered: maps.Clone(j.answered)}
 	if len(j.notJudged) > 0 {
 		out.NotJudged = map[string]int{}
 		for k, n := range j.notJudged {

@@ -273,10 +273,15 @@ func (r *Replayed) Print(w io.Writer) {
 		}
 	}
 	sort.Strings(ids)
+	_, unreached := v.Reach(profileOf(h.Profile), r.Judgeable, true)
 	for _, id := range ids {
 		fs := failed[id]
 		if len(fs) == 0 {
 			if why, ok := v.Unsupported[id]; ok {
+				fmt.Fprintf(w, "%-12s %-26s not judged: %s\n", "NOT JUDGED", id, why)
+				continue
+			}
+			if why, ok := unreached[id]; ok {
 				fmt.Fprintf(w, "%-12s %-26s not judged: %s\n", "NOT JUDGED", id, why)
 				continue
 			}
@@ -384,8 +389,19 @@ type Judgment struct {
 // requirement broken, per source, and for each requirement of Judgeable
 // found unbroken, what it was held to. Unsupported are the requirements of
 // Judgeable the record cannot judge, with why (they have no Judgment).
+//
+// A requirement of the document passes only where a success of an
+// operation whose answers can break it was judged (Verdicts.Reach); the
+// others the record can judge are unsupported, with why.
 func (r *Replayed) Judgments() (out []Judgment, unsupported map[string]string) {
-	return JudgmentsOf(r.Verdicts, r.Judgeable)
+	shown, unreached := r.Verdicts.Reach(profileOf(r.Header.Profile), r.Judgeable, true)
+	out, unsupported = JudgmentsOf(r.Verdicts, shown)
+	for id, why := range unreached {
+		if _, ok := unsupported[id]; !ok {
+			unsupported[id] = why
+		}
+	}
+	return out, unsupported
 }
 
 // JudgmentsOf is what verdicts say of each requirement of judgeable (those
