@@ -78,14 +78,28 @@ func generatedSpecs(d decl) {
 				// Each failure under the requirement whose statement it breaks
 				// (a property's Owners), the rest under the property.
 				byReq := map[string][]string{}
+				// unusable holds the round trips whose success carried no
+				// message id because the answer broke the document: those are
+				// not judged, and block the property by the document's owner
+				// unless another round trip fails it.
+				var unusable []generate.Failure
 				for _, f := range rep.Failures() {
 					e.noteGenerated(f.Wrote) // for the root probe, should the check fail
+					if f.Unusable != "" {
+						unusable = append(unusable, f)
+						continue
+					}
 					if owners := e.documentOwners(f); len(owners) > 0 {
 						e.by(fmt.Sprintf("%s %s: the answer breaks the document, which the document checker reports under %s", f.Property, f.Operation, strings.Join(owners, ", ")))
+						if f.Property == generate.RoundTrip {
+							f.Unusable = owners[0]
+							unusable = append(unusable, f)
+						}
 						continue
 					}
 					byReq[f.Requirement] = append(byReq[f.Requirement], f.String())
 				}
+				blocked := len(unusable) > 0 && len(byReq[generate.RoundTrip]) == 0
 				// A refusal of the caller's token that GET /v1/user accepts right
 				// after belongs to the token's place, which this property does
 				// not own: a finding of that requirement, the property judged on
@@ -100,7 +114,7 @@ func generatedSpecs(d decl) {
 				// Those that hold first, so a failure of one leaves the others
 				// judged; then the failing ones, the document's own first.
 				for _, r := range all {
-					if len(byReq[r]) == 0 {
+					if len(byReq[r]) == 0 && !(blocked && r == generate.RoundTrip) {
 						e.verifies(r, func() {})
 					}
 				}
@@ -108,6 +122,12 @@ func generatedSpecs(d decl) {
 					if texts := byReq[r]; len(texts) > 0 {
 						e.verifies(r, func() { e.fail(fmt.Sprintf("%d operation(s) break %s:\n%s", len(texts), r, strings.Join(texts, "\n"))) })
 					}
+				}
+				if blocked {
+					f := unusable[0]
+					e.step(f.Unusable, func() {
+						e.fail(fmt.Sprintf("%s %s: an answer it needed breaks %s, so the round trip could not be judged:\n%s", f.Property, f.Operation, f.Unusable, f.String()))
+					})
 				}
 				if err := rep.Err(); err != nil {
 					var be *generate.BlockedError
@@ -131,7 +151,9 @@ func generatedSpecs(d decl) {
 // It returns nil when some violation has no owner but the property.
 func (e *Env) documentOwners(f generate.Failure) []string {
 	x := f.Exchange
-	if f.Property != generate.ValidAnswer || x == nil || x.Status/100 != 2 {
+	// A valid request's success, or a round trip's success that carried
+	// no message id (the only round-trip failure that wrote nothing).
+	if !(f.Property == generate.ValidAnswer || f.Property == generate.RoundTrip && f.Wrote == nil) || x == nil || x.Status/100 != 2 {
 		return nil
 	}
 	var owners []string

@@ -268,6 +268,11 @@ type Failure struct {
 	// Shrunk is true when rapid shrank the failing request.
 	Shrunk bool
 
+	// Unusable names, for a round trip that could not be judged, the
+	// requirement whose breach made an answer it needed unusable
+	// (HTTP-JSON-BODY: a success whose body broke off or is not JSON).
+	Unusable string
+
 	// Wrote is, for a failure of GEN-ROUND-TRIP, the message its request
 	// wrote (nil otherwise): a caller can read it back to tell a write that
 	// was lost from a text that was changed.

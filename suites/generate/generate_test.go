@@ -307,3 +307,31 @@ func TestADeadlineStopsTheRunAtOnce(t *testing.T) {
 		t.Error("no result says the run was cut short")
 	}
 }
+
+// A send whose success is not JSON leaves the round trip nothing to read:
+// each such case names HTTP-JSON-BODY as what made it unusable, and none
+// fails GEN-ROUND-TRIP for a text it could not read (the document checker
+// owns the breach).
+func TestARoundTripThatCannotReadTheAnswerNamesWhy(t *testing.T) {
+	s := serve(t, spec.Core, notJSONAfterSend)
+	e := s.engine(t, spec.Core, testSeed, true)
+	r, err := e.Run(context.Background(), RoundTrip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	unusable := 0
+	for _, f := range r.Failures() {
+		switch {
+		case f.Operation == "sendMessage" && f.Unusable != "HTTP-JSON-BODY":
+			t.Errorf("a send whose answer is not JSON fails the round trip itself: %s", f)
+		case f.Unusable != "":
+			unusable++
+		}
+	}
+	if unusable == 0 {
+		t.Errorf("no send was found unusable; failures: %v", r.Failures())
+	}
+}

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -806,6 +807,11 @@ func (e *Engine) judgeRoundTrip(ctx context.Context, cs *testCase) (*Failure, er
 	if resp.Status/100 != 2 || !cs.sendsText {
 		return nil, nil // refusals are GEN-VALID-ANSWER's to judge
 	}
+	if unusableBody(resp) {
+		f := e.failure(RoundTrip, cs, resp, fmt.Sprintf("answered %d with a body that broke off or is not JSON: not judged", resp.Status), "unusable")
+		f.Unusable = "HTTP-JSON-BODY"
+		return f, nil
+	}
 	id := cs.message
 	if id == "" {
 		var m struct {
@@ -834,6 +840,11 @@ func (e *Engine) judgeRoundTrip(ctx context.Context, cs *testCase) (*Failure, er
 	if back.Status != 200 {
 		return fail(fmt.Sprintf("answered %d, and the message answers %d when read back by id", resp.Status, back.Status), "read back status")
 	}
+	if unusableBody(back) {
+		f := e.failure(RoundTrip, cs, back, "the message read back by id answered 200 with a body that broke off or is not JSON: not judged", "unusable")
+		f.Unusable, f.Wrote = "HTTP-JSON-BODY", wrote
+		return f, nil
+	}
 	var m struct {
 		Text *string `json:"text"`
 	}
@@ -845,6 +856,14 @@ func (e *Engine) judgeRoundTrip(ctx context.Context, cs *testCase) (*Failure, er
 			describeText(*m.Text), describeText(cs.text), firstDiff(*m.Text, cs.text)), "text differs")
 	}
 	return nil, nil
+}
+
+// unusableBody says a success's body broke off before its declared length
+// or is not one JSON document: HTTP-JSON-BODY's breach, which leaves
+// nothing to read in it.
+func unusableBody(resp *client.Response) bool {
+	body := bytes.TrimSpace(resp.Body)
+	return resp.Status/100 == 2 && (resp.BrokenOff || len(body) > 0 && !json.Valid(body))
 }
 
 func firstDiff(a, b string) int {

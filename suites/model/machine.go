@@ -258,8 +258,8 @@ func (m *machine) need(req string, ok bool, format string, args ...any) {
 // breach, which leaves the operation unjudged. An empty body carries no
 // data to be JSON: the operation's own breach.
 func (m *machine) needAnswer(req string, resp *client.Response, ok bool, format string, args ...any) {
-	if !ok && ok2xx(resp.Status) && len(bytes.TrimSpace(resp.Body)) > 0 && !json.Valid(resp.Body) {
-		req, format = "HTTP-JSON-BODY", format+" (its body is not JSON)"
+	if !ok && ok2xx(resp.Status) && (resp.BrokenOff || len(bytes.TrimSpace(resp.Body)) > 0 && !json.Valid(resp.Body)) {
+		req, format = "HTTP-JSON-BODY", format+" (its body broke off or is not JSON)"
 	}
 	m.need(req, ok, format, args...)
 }
