@@ -375,7 +375,7 @@ func replay(args []string, stdout, stderr io.Writer) int {
 	r.Print(stdout)
 	code := exitPass
 	switch {
-	case len(r.Verdicts.Failures) > 0:
+	case serverFailed(r.Verdicts):
 		code = exitFail
 	case len(r.Differences) > 0 && len(r.Changes) == 0 && !r.VersionChanged:
 		code = exitHarness
@@ -420,6 +420,8 @@ func replayReport(r *record.Replayed) *runner.Result {
 		note.Changes = append(append([]string(nil), note.Changes...), fmt.Sprintf("harness %s recorded, %s now", h.Version, r.Version))
 	}
 	note.Unattributed = unattributed
+	_, client := v.Split()
+	note.Client = record.ClientBreaches(client)
 	if len(r.Differences) > 0 && len(r.Changes) == 0 && !r.VersionChanged {
 		in.Halt = &runner.Halt{Code: exitHarness, Reason: "the same documents and harness reach other verdicts than the run recorded"}
 	}
@@ -441,4 +443,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// serverFailed says the server broke something: a replay's findings about
+// the harness's own requests are no verdict on the server.
+func serverFailed(v *record.Verdicts) bool {
+	server, _ := v.Split()
+	return len(server.Failures) > 0
 }

@@ -155,28 +155,31 @@ func first(q Requirement) string {
 	return s
 }
 
+// The judges a proxy session's report has besides the document and history
+// checkers.
+const (
+	ClientJudge       = "Client requests: every request the client sent is within the document"
+	UnattributedJudge = "Server answers under no requirement: answers that break the document where no requirement of the catalogue says"
+)
+
 // RunReport is the session as a run report: the server's answers
 // judged by the document and history checkers, each requirement they can
 // judge from traffic PASS or FAIL, the other checkable ones NOT RUN with
 // why; what the client's requests broke, which is no verdict on the
 // server, in the report's proxy note. Its exit code is the session's.
 func (r *Report) RunReport() *runner.Result {
-	server, client := *r.Verdicts, *r.Verdicts
-	server.Failures, client.Failures = nil, nil
-	for _, f := range r.Verdicts.Failures {
-		if f.Whose == record.Client {
-			client.Failures = append(client.Failures, f)
-		} else {
-			server.Failures = append(server.Failures, f)
-		}
+	v := r.Verdicts
+	if v == nil {
+		v = &record.Verdicts{}
 	}
+	server, client := v.Split()
 	in := runner.External{Profile: r.Profile, Target: r.Target, Version: r.Version, Started: r.Started, Duration: r.Duration, Requests: r.Exchanges}
 	// A requirement passes only where the session's answers reached it: a
 	// success of an operation whose answers can break it. The history
 	// checker's rules are many, and a session does not show which of them
 	// its traffic reached, so finding no contradiction passes none.
 	judgeable := record.Judgeable(r.Profile)
-	shown, unreached := server.Reach(r.Profile, judgeable, false)
+	shown, unreached := server.Reach(r.Profile, judgeable)
 	judgments, unsupported := record.JudgmentsOf(&server, shown)
 	for id, why := range unreached {
 		if _, ok := unsupported[id]; !ok {
@@ -188,17 +191,26 @@ func (r *Report) RunReport() *runner.Result {
 	note.Unattributed = in.AddJudgments(judgments, unsupported, judgeable,
 		"not judged from this traffic: ", "send requests that reach them through the proxy",
 		"not judged from traffic: judged by a run's checks", "run chatconform against the target for these verdicts")
-	said, _ := record.JudgmentsOf(&client, nil) // one per failure, in order
-	for i, f := range client.Failures {
-		b := report.ClientBreach{Requirement: f.Requirement, Source: f.Source, Count: f.Count, Message: said[i].Text}
-		for _, q := range r.Requirements {
-			if q.ID == f.Requirement && q.Whose == f.Whose {
-				b.Text = q.Text
-			}
-		}
-		note.Client = append(note.Client, b)
-	}
+	note.Client = record.ClientBreaches(client)
 	in.Proxy = note
+	// The client's requests are judged too: one judge, counted as a check
+	// in every output, that fails on any breach of the client's; and the
+	// server's breaches under no requirement of the catalogue fail one
+	// of their own.
+	cj := runner.CheckResult{Name: ClientJudge, Area: "Proxy", Outcome: runner.Pass}
+	var lines []string
+	for _, c := range note.Client {
+		cj.IDs = append(cj.IDs, c.Requirement)
+		lines = append(lines, c.Requirement+": "+report.FirstLine(strings.TrimPrefix(c.Message, "client's, ")))
+	}
+	if len(lines) > 0 {
+		cj.Outcome, cj.Message = runner.Fail, "the client's requests broke the document (no verdict on the server):\n"+strings.Join(lines, "\n")
+	}
+	in.Judges = append(in.Judges, cj)
+	if len(note.Unattributed) > 0 {
+		in.Judges = append(in.Judges, runner.CheckResult{Name: UnattributedJudge, Area: "Proxy", Outcome: runner.Fail,
+			Message: "the server's answers broke the document where no requirement of the catalogue says:\n" + strings.Join(note.Unattributed, "\n")})
+	}
 	res := runner.NewReport(in)
 	res.ExitStatus = r.ExitCode()
 	return res

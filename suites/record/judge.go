@@ -153,11 +153,12 @@ type Verdicts struct {
 
 // Reach splits judgeable (Judgeable's list) by what the exchanges show: a
 // requirement of the document is shown when a success of an operation
-// whose answers can break it was judged (JudgeableByOperation); one of the
-// history checker's is shown when history is set. The others are
-// unreached, each with why. Requirements the exchanges broke are in
-// neither list: they fail wherever they were met.
-func (v *Verdicts) Reach(p spec.Profile, judgeable []string, history bool) (shown []string, unreached map[string]string) {
+// whose answers can break it was judged (JudgeableByOperation). None of
+// the history checker's is: its rules are many, and the exchanges do not
+// show which of them they reached (a run passes one only where a check of
+// it ran). The others are unreached, each with why. Requirements the
+// exchanges broke are in neither list: they fail wherever they were met.
+func (v *Verdicts) Reach(p spec.Profile, judgeable []string) (shown []string, unreached map[string]string) {
 	reached := map[string]bool{}
 	for op, ids := range JudgeableByOperation(p) {
 		if v.Answered[op] > 0 {
@@ -171,15 +172,30 @@ func (v *Verdicts) Reach(p spec.Profile, judgeable []string, history bool) (show
 		isHistory := slices.Contains(HistoryRequirements, id)
 		switch {
 		case v.Failed(id):
-		case isHistory && history, !isHistory && reached[id]:
+		case !isHistory && reached[id]:
 			shown = append(shown, id)
 		case isHistory:
 			unreached[id] = "the history checker found no contradiction, and these exchanges do not show which of its rules they reached"
 		default:
-			unreached[id] = "no success of an operation whose answers show it was judged"
+			unreached[id] = "no success of an operation whose answers show it held (the status of an answer alone shows none)"
 		}
 	}
 	return shown, unreached
+}
+
+// Split parts the verdicts by whose breach each failure is: the server's
+// answers, and the client's requests.
+func (v *Verdicts) Split() (server, client Verdicts) {
+	server, client = *v, *v
+	server.Failures, client.Failures = nil, nil
+	for _, f := range v.Failures {
+		if f.Whose == Client {
+			client.Failures = append(client.Failures, f)
+		} else {
+			server.Failures = append(server.Failures, f)
+		}
+	}
+	return server, client
 }
 
 // Failed reports whether requirement id was broken (by anyone).

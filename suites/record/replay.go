@@ -14,6 +14,7 @@ import (
 	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/conformance"
 	"github.com/chatrooms/conformance/suites/history"
+	"github.com/chatrooms/conformance/suites/report"
 )
 
 // HistoryRequirements are the ids the history checker reports under.
@@ -152,7 +153,7 @@ func Judgeable(p spec.Profile) []string {
 	for _, id := range HistoryRequirements {
 		set[id] = true
 	}
-	for _, ids := range JudgeableByOperation(p) {
+	for _, ids := range judgeableByOperation(p, true) {
 		for _, id := range ids {
 			set[id] = true
 		}
@@ -161,10 +162,18 @@ func Judgeable(p spec.Profile) []string {
 }
 
 // JudgeableByOperation returns, for each operation of profile p's
-// document, the requirements validating its answers can find broken (its
-// status, Content-Type and body, and the fields of its success bodies),
-// each sorted.
+// document, the requirements a judged success of it shows held: those of
+// its Content-Type and body, and those of the fields of its success
+// bodies, each sorted. The requirement its status alone is filed under
+// (the operation's own, such as ROOM-HIDE) is left out: its statement
+// says more than a status, which is all the document checker holds it to.
 func JudgeableByOperation(p spec.Profile) map[string][]string {
+	return judgeableByOperation(p, false)
+}
+
+// judgeableByOperation is JudgeableByOperation, with the requirement of
+// each operation's status when status is set.
+func judgeableByOperation(p spec.Profile, status bool) map[string][]string {
 	out := map[string][]string{}
 	doc, err := spec.Load(p)
 	if err != nil {
@@ -172,7 +181,11 @@ func JudgeableByOperation(p spec.Profile) map[string][]string {
 	}
 	for _, o := range doc.Operations() {
 		set := map[string]bool{}
-		for _, rule := range []string{"status", "content-type", "decode"} {
+		rules := []string{"content-type", "decode"}
+		if status {
+			rules = append(rules, "status")
+		}
+		for _, rule := range rules {
 			set[conformance.Blame(o.ID, spec.Violation{Rule: rule, Location: "$"})] = true
 		}
 		if item := doc.T.Paths.Value(o.Path); item != nil {
@@ -273,27 +286,29 @@ func (r *Replayed) Print(w io.Writer) {
 		}
 	}
 	sort.Strings(ids)
-	_, unreached := v.Reach(profileOf(h.Profile), r.Judgeable, true)
+	server, _ := v.Split()
+	_, unreached := server.Reach(profileOf(h.Profile), r.Judgeable)
 	for _, id := range ids {
-		fs := failed[id]
-		if len(fs) == 0 {
-			if why, ok := v.Unsupported[id]; ok {
+		// The server's line first: its failures, or why it was not judged,
+		// or no contradiction; then what the harness's own requests broke,
+		// which is no verdict on the server.
+		if !server.Failed(id) {
+			switch why, unsupported := v.Unsupported[id]; {
+			case unsupported:
 				fmt.Fprintf(w, "%-12s %-26s not judged: %s\n", "NOT JUDGED", id, why)
-				continue
+			case unreached[id] != "":
+				fmt.Fprintf(w, "%-12s %-26s not judged: %s\n", "NOT JUDGED", id, unreached[id])
+			case contains(r.Judgeable, id):
+				n, what := v.Judged, "answers judged against the document"
+				fmt.Fprintf(w, "%-12s %-26s no contradiction in %d %s\n", "ok", id, n, what)
 			}
-			if why, ok := unreached[id]; ok {
-				fmt.Fprintf(w, "%-12s %-26s not judged: %s\n", "NOT JUDGED", id, why)
-				continue
-			}
-			n, what := v.Judged, "answers judged against the document"
-			if contains(HistoryRequirements, id) {
-				n, what = v.Exchanges, "exchanges"
-			}
-			fmt.Fprintf(w, "%-12s %-26s no contradiction in %d %s\n", "ok", id, n, what)
-			continue
 		}
-		for _, f := range fs {
-			fmt.Fprintf(w, "%-12s %-26s %s\n", "FAIL", id, indent(strings.TrimSuffix(f.Evidence(), "\n"), "             "))
+		for _, f := range failed[id] {
+			label := "FAIL"
+			if f.Whose == Client {
+				label = "CLIENT"
+			}
+			fmt.Fprintf(w, "%-12s %-26s %s\n", label, id, indent(strings.TrimSuffix(f.Evidence(), "\n"), "             "))
 		}
 	}
 	if len(v.NotJudged) > 0 {
@@ -393,9 +408,13 @@ type Judgment struct {
 // A requirement of the document passes only where a success of an
 // operation whose answers can break it was judged (Verdicts.Reach); the
 // others the record can judge are unsupported, with why.
+//
+// Only the server's findings are verdicts; the harness's own requests that
+// broke the document (ClientFindings) are no verdict on the server.
 func (r *Replayed) Judgments() (out []Judgment, unsupported map[string]string) {
-	shown, unreached := r.Verdicts.Reach(profileOf(r.Header.Profile), r.Judgeable, true)
-	out, unsupported = JudgmentsOf(r.Verdicts, shown)
+	server, _ := r.Verdicts.Split()
+	shown, unreached := server.Reach(profileOf(r.Header.Profile), r.Judgeable)
+	out, unsupported = JudgmentsOf(&server, shown)
 	for id, why := range unreached {
 		if _, ok := unsupported[id]; !ok {
 			unsupported[id] = why
@@ -433,4 +452,24 @@ func JudgmentsOf(v *Verdicts, judgeable []string) (out []Judgment, unsupported m
 		out = append(out, Judgment{Requirement: id, Source: Document, Text: fmt.Sprintf("no contradiction in %d answers judged against the document", v.Judged)})
 	}
 	return out, unsupported
+}
+
+// ClientBreaches are the client's failures (Verdicts.Split), each as a
+// report states it: no verdict on the server.
+func ClientBreaches(client Verdicts) []report.ClientBreach {
+	said, _ := JudgmentsOf(&client, nil) // one per failure, in order
+	cat, _ := spec.LoadCatalogue()
+	var out []report.ClientBreach
+	for i, f := range client.Failures {
+		b := report.ClientBreach{Requirement: f.Requirement, Source: f.Source, Count: f.Count, Message: said[i].Text}
+		if t, ok := LabelText(f.Requirement); ok {
+			b.Text = t
+		} else if cat != nil {
+			if q, ok := cat.Lookup(f.Requirement); ok {
+				b.Text = q.Text
+			}
+		}
+		out = append(out, b)
+	}
+	return out
 }

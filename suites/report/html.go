@@ -137,8 +137,7 @@ details summary{cursor:pointer}small{color:#666}
 {{range .Fixed}}<p class="banner fail">{{.}} is listed in the baseline but now passes: remove it from the baseline.</p>{{end}}
 {{if .RootCauses}}<h2 id="failures">Failing requirements: {{len .RootCauses}}; checks blocked by them: {{.BlockedTotal}}</h2>
 {{range .RootCauses}}{{template "cause" .}}{{end}}{{end}}
-{{with .Proxy}}{{if .Client}}<h2 id="client">Broken by the client's requests: {{len .Client}} requirements (no verdict on the server)</h2>
-{{range .Client}}<div class="cause"><span class="o FAIL">CLIENT</span> <b>{{.Requirement}}</b>: {{.Text}} <small>{{.Source}}, {{.Count}}</small><pre>{{.Message}}</pre></div>{{end}}{{end}}{{end}}
+{{with .Proxy}}{{template "notes" .}}{{end}}{{with .Replay}}{{template "notes" .}}{{end}}
 {{with .Coverage}}{{if .NotJudged}}<h2 id="coverage">Not judged: {{len .NotJudged}} causes</h2>
 {{range .NotJudged}}<div class="cause known"><span class="o {{.Outcome}}">{{.Outcome}}</span> <b>{{.Cause}}</b>: {{len .Requirements}} requirements<br><small>{{range $i, $id := .Requirements}}{{if $i}}, {{end}}{{$id}}{{end}}</small>
 {{range .Reasons}}<br><small>({{.}})</small>{{end}}{{if .Do}}<br>Do: {{.Do}}{{end}}</div>{{end}}{{end}}{{end}}
@@ -158,6 +157,10 @@ details summary{cursor:pointer}small{color:#666}
 reproduce: {{.Curl}}</pre></details>{{end}}
 {{if .ExchangesOmitted}}<p><small>… [cut: {{.ExchangesOmitted}} more exchanges not listed]</small></p>{{end}}{{end}}
 </body></html>
+{{define "notes"}}{{if .Client}}<h2 id="client">Broken by the client's requests: {{len .Client}} requirements (no verdict on the server)</h2>
+{{range .Client}}<div class="cause"><span class="o FAIL">CLIENT</span> <b>{{.Requirement}}</b>: {{.Text}} <small>{{.Source}}, {{.Count}}</small><pre>{{.Message}}</pre></div>{{end}}{{end}}
+{{if .Unattributed}}<h2 id="unattributed">Broken under no requirement of the catalogue: {{len .Unattributed}}</h2>
+{{range .Unattributed}}<div class="cause"><pre>{{.}}</pre></div>{{end}}{{end}}{{end}}
 {{define "cause"}}<div class="cause{{if .Req.Known}} known{{end}}"><span class="o {{.Req.Verdict}}">{{.Req.Verdict}}</span> <b>{{.Req.ID}}</b>: {{.Req.Text}} <small>{{.Req.Section}}</small>
 {{if .Req.Known}}<br><small>known failure: {{.Req.Known}}</small>{{end}}
 {{range .Failing}}<div><b>{{.Name}}</b>{{if .Duration}} <small>{{readable .Duration}}</small>{{end}}<pre>{{.Message}}</pre>{{if .Again}}<details><summary>the same breach, met on the way by {{len .Again}} other checks too</summary><ul>{{range .Again}}<li>{{.}}</li>{{end}}</ul></details>{{end}}</div>{{end}}

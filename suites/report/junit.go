@@ -51,14 +51,6 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	for _, c := range r.CheckList(r.SelectedNames()) {
 		suite.AddTestcase(junitCase(c, known[c.BlockedBy]))
 	}
-	if r.Proxy != nil {
-		// What the client broke fails the session as the server's
-		// breaches do, under the client's name.
-		for _, c := range r.Proxy.Client {
-			suite.AddTestcase(junit.Testcase{Name: c.Requirement + " (client)", Classname: "client", Status: "failed",
-				Failure: &junit.Result{Message: "broken by the client's requests: " + causeLine(c.Message), Type: c.Source, Data: c.Message}})
-		}
-	}
 	if len(suite.Testcases) == 0 && r.Halted != "" {
 		tc := junit.Testcase{Name: "chatconform preflight", Classname: "chatconform", Status: "error"}
 		if r.ExitStatus == ExitFail {

@@ -178,6 +178,9 @@ type ReplayNote struct {
 	// Unattributed are findings under labels that are no requirement of
 	// the catalogue (a request addressing no operation, say), in words.
 	Unattributed []string `json:"unattributed,omitempty"`
+	// Client lists what the run's own requests broke that were not marked
+	// as meant to (a harness's mistake, never the server's).
+	Client []ClientBreach `json:"client,omitempty"`
 }
 
 // ProxyNote says, in the report of a proxy session, what the run report

@@ -229,11 +229,22 @@ func (r *Report) print(w io.Writer, verbose bool) {
 			fmt.Fprintf(w, "  FAIL %-26s %s\n", c.ID, c.Line)
 		}
 	}
-	if r.Proxy != nil && len(r.Proxy.Client) > 0 {
-		fmt.Fprintf(w, "chatconform: %s broken by the client's requests (no verdict on the server):\n", plural(len(r.Proxy.Client), "requirement"))
-		for _, c := range r.Proxy.Client {
+	var client []ClientBreach
+	var unattributed []string
+	if r.Proxy != nil {
+		client, unattributed = r.Proxy.Client, r.Proxy.Unattributed
+	}
+	if r.Replay != nil {
+		client, unattributed = r.Replay.Client, r.Replay.Unattributed
+	}
+	if len(client) > 0 {
+		fmt.Fprintf(w, "chatconform: %s broken by the client's requests (no verdict on the server):\n", plural(len(client), "requirement"))
+		for _, c := range client {
 			fmt.Fprintf(w, "  CLIENT %-24s %s\n", c.Requirement, causeLine(c.Message))
 		}
+	}
+	for _, u := range unattributed {
+		fmt.Fprintf(w, "chatconform: broken under no requirement of the catalogue: %s\n", Shorten(FirstLine(u), 160))
 	}
 	fmt.Fprintf(w, "chatconform: %s\n", r.Verdict())
 }
@@ -368,7 +379,9 @@ func (r *Report) Verdict() string {
 		case r.Proxy != nil && r.Counts[Fail.String()] == 0 && len(r.Proxy.Client) > 0:
 			why = "the client's requests broke the document"
 		case r.Proxy != nil:
-			why = "the server's answers broke the document"
+			why = "the server's answers broke the document or contradict each other"
+		case r.Replay != nil && r.Counts[Fail.String()] == 0:
+			why = "the record shows breaches under no requirement of the catalogue"
 		case r.Counts[Fail.String()] == 0 && len(r.Fixed) == 0:
 			why = "coverage short of --min-judged/--require"
 		}

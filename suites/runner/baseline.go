@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"github.com/chatrooms/conformance/suites/report"
-
 	"bytes"
 	"errors"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/report"
 )
 
 // Baseline lists requirements known to fail, each with the reason. A run

@@ -80,7 +80,7 @@ func TestEveryOutputCountsTheSameChecks(t *testing.T) {
 			}
 		}
 		var out bytes.Buffer
-		res.Print(&out)
+		res.settled().Print(&out)
 		if !strings.Contains(out.String(), fmt.Sprintf("chatconform: %d checks (", total)) {
 			t.Errorf("%s: summary:\n%s", tc.name, out.String())
 		}

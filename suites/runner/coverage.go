@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"github.com/chatrooms/conformance/suites/report"
-
 	"fmt"
 	"slices"
 	"sort"
@@ -10,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/report"
 )
 
 func judged(o Outcome) bool { return o == Pass || o == Fail || o == Known }

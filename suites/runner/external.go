@@ -63,7 +63,11 @@ type External struct {
 	// Proxy, for the report of a proxy session, says what the session
 	// forwarded and what the client broke.
 	Proxy *report.ProxyNote
-	Gate  CoverageGate
+	// Judges are judges of the report's own besides the document and
+	// history checkers (a proxy session's judge of the client's requests),
+	// counted as checks like them.
+	Judges []CheckResult
+	Gate   CoverageGate
 }
 
 // DefaultCause is why a requirement no verdict of NewReport's covers and
@@ -83,13 +87,14 @@ func NewReport(in External) *Result {
 	}
 	selected := map[string]bool{HistoryCheck: true, DocumentCheck: true}
 	res := summarize(types.Report{}, selected, in.Profile, in.Seed, in.Target, in.Duration, nil, extra)
-	res.Judges = judges(extra)
+	res.Judges = append(judges(extra), in.Judges...)
 	res.tally(selected)
 	res.Version, res.Started, res.Requests = in.Version, in.Started, in.Requests
 	res.Bundled, res.TargetNote = in.Bundled, in.TargetNote
 	res.Replay, res.Proxy = in.Replay, in.Proxy
 	if in.Halt != nil {
 		res.halt = &halt{Code: in.Halt.Code, Reason: in.Halt.Reason}
+		res.Halted = in.Halt.Reason
 	}
 
 	why := map[string]int{} // requirement → its group in groups

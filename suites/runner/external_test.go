@@ -74,7 +74,7 @@ func TestNewReportTalliesOutsideVerdicts(t *testing.T) {
 		t.Errorf("exit %d, causes %v", res.ExitStatus, res.Causes())
 	}
 	var out bytes.Buffer
-	res.Print(&out)
+	res.settled().Print(&out)
 	if !strings.Contains(out.String(), "FAIL USER-SHAPE") || !strings.Contains(out.String(), res.Coverage.String()) {
 		t.Errorf("printed:\n%s", out.String())
 	}

@@ -205,7 +205,7 @@ func TestCoverageGroupsWhatWasNotJudgedByCause(t *testing.T) {
 		t.Errorf("no advice to name hide_room or private grants: %+v", c.NotJudged)
 	}
 	var b bytes.Buffer
-	res.Print(&b)
+	res.settled().Print(&b)
 	for _, want := range []string{"Not judged: 6 of 8 checkable requirements, by cause:", "do: name a second user", "judged 2 of 8 checkable requirements (25%)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, b.String())
@@ -224,23 +224,23 @@ func TestKnownFailureBlockingMostRequirementsIsNoPlainPass(t *testing.T) {
 	res := synthetic(reqs...)
 	res.applyBaseline(&Baseline{Known: map[string]string{"MSG-SEND-200": "answers 201"}})
 	res.judge(CoverageGate{})
-	if res.ExitCode() != ExitPass || res.Verdict() != "PASS, judged 2 of 47 checkable requirements (4%): 45 not judged" {
-		t.Errorf("exit %d, verdict %q", res.ExitCode(), res.Verdict())
+	if res.ExitCode() != ExitPass || res.settled().Verdict() != "PASS, judged 2 of 47 checkable requirements (4%): 45 not judged" {
+		t.Errorf("exit %d, verdict %q", res.ExitCode(), res.settled().Verdict())
 	}
 	var page bytes.Buffer
 	if err := res.settled().WriteHTML(&page); err != nil || !strings.Contains(page.String(), `class="banner partial"`) {
 		t.Errorf("HTML banner not partial (%v)", err)
 	}
 	var b bytes.Buffer
-	res.Print(&b)
+	res.settled().Print(&b)
 	if !strings.Contains(b.String(), "blocked by a known failure (baseline)") || !strings.Contains(b.String(), "fix MSG-SEND-200") {
 		t.Errorf("output does not say what the known failure blocks:\n%s", b.String())
 	}
 	gate, _ := ParseMinJudged("50%")
 	res.judge(gate)
 	if res.ExitCode() != ExitFail || !strings.Contains(strings.Join(res.CoverageShort, ""), "--min-judged 50% asks for 24") ||
-		!strings.Contains(res.Verdict(), "coverage short") {
-		t.Errorf("exit %d, short %v, verdict %q", res.ExitCode(), res.CoverageShort, res.Verdict())
+		!strings.Contains(res.settled().Verdict(), "coverage short") {
+		t.Errorf("exit %d, short %v, verdict %q", res.ExitCode(), res.CoverageShort, res.settled().Verdict())
 	}
 	res.judge(CoverageGate{Require: []string{"MSG-X3"}})
 	if res.ExitCode() != ExitFail || !strings.Contains(strings.Join(res.CoverageShort, ""), "MSG-X3 is required (--require) but was not judged: BLOCKED") {
@@ -280,7 +280,7 @@ func TestPrintEndsWithTheCause(t *testing.T) {
 	res := synthetic(reqs...)
 	res.judge(CoverageGate{})
 	var b bytes.Buffer
-	res.Print(&b)
+	res.settled().Print(&b)
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	tail := strings.Join(lines[len(lines)-3:], "\n")
 	want := "chatconform: 1 failing requirement (45 checks blocked by them):\n  FAIL MSG-SEND-200               POST /v1/rooms/{roomId}/chatMessages answered 201, want [200]\nchatconform: FAIL (exit 1; replay with --seed 3)"
@@ -294,7 +294,7 @@ func TestPrintEndsWithTheCause(t *testing.T) {
 		t.Errorf("%d lines for one failure", len(lines))
 	}
 	b.Reset()
-	res.PrintVerbose(&b)
+	res.settled().PrintVerbose(&b)
 	if n := strings.Count(b.String(), "BLOCKED: "); n != 45 {
 		t.Errorf("-v lists %d blocked checks, want 45", n)
 	}

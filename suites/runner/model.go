@@ -1,10 +1,6 @@
 package runner
 
-import (
-	"io"
-
-	"github.com/chatrooms/conformance/suites/report"
-)
+import "github.com/chatrooms/conformance/suites/report"
 
 // The run report's model is package report's: the runner builds one from
 // the Ginkgo checks it ran (summarize) and writes it. These names keep the
@@ -46,20 +42,3 @@ var (
 	shorten  = report.Shorten
 	Readable = report.Readable
 )
-
-// Cause is a failing requirement in one line (report.Cause).
-type Cause = report.Cause
-
-// settle states the run's exit code in its report, which every writer
-// reads.
-func (r *Result) settle() { r.ExitStatus = r.ExitCode() }
-
-// Print writes the run's summary for a terminal (report.Report.Print),
-// with its exit code as it stands.
-func (r *Result) Print(w io.Writer) { r.settle(); r.Report.Print(w) }
-
-// PrintVerbose is Print listing every blocked check.
-func (r *Result) PrintVerbose(w io.Writer) { r.settle(); r.Report.PrintVerbose(w) }
-
-// Verdict is the run's overall verdict in one line (report.Report.Verdict).
-func (r *Result) Verdict() string { r.settle(); return r.Report.Verdict() }

@@ -257,7 +257,7 @@ func judges(extra map[string][]CheckResult) []CheckResult {
 	if len(histFailed) > 0 {
 		hist.Message = "contradictions in the run's answers break " + strings.Join(histFailed, ", ") + " (each requirement's row says which)"
 	} else if hist.Outcome == NotRun {
-		hist.Message = "not run: no answer to read"
+		hist.Message = "not run: it judged no requirement here (no answer to read, or, in a replay or a proxy session, no rule it can show it reached)"
 	}
 	if len(docFailed) > 0 {
 		doc.Message = "answers of the run break the document at " + strings.Join(docFailed, ", ") + " (each requirement's row says which)"

@@ -12,8 +12,6 @@
 package runner
 
 import (
-	"github.com/chatrooms/conformance/suites/report"
-
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +33,7 @@ import (
 	"github.com/chatrooms/conformance/suites/bundled"
 	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/conformance"
+	"github.com/chatrooms/conformance/suites/report"
 	"github.com/chatrooms/conformance/suites/target"
 )
 

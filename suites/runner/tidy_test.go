@@ -16,7 +16,7 @@ func TestRateLimitedLineFitsTheCount(t *testing.T) {
 		res := synthetic(req("MSG-SEND-200", CheckResult{Outcome: Pass}))
 		res.RateLimited = n
 		var b bytes.Buffer
-		res.Print(&b)
+		res.settled().Print(&b)
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("%d refusals: no %q in\n%s", n, want, b.String())
 		}
