@@ -527,6 +527,7 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	if c.cfg.Writes != nil && Writes(r.Method) {
 		logged = c.cfg.Writes.begin(check, r.Path, body, start)
 	}
+	answered := false // a status and headers came: the target is alive
 	fail := func(err error, what string) (*Response, error) {
 		if logged != nil {
 			c.cfg.Writes.end(logged, nil, 0, start, c.wall())
@@ -535,7 +536,7 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 		te := &TransportError{Method: r.Method, URL: c.red.String(target), Kind: kind, Err: c.red.Error(fmt.Errorf("%s%w", what, unwrapURL(err)))}
 		// The caller's own end (a check out of time, a run stopped) says
 		// nothing of the target.
-		if live && kind.Liveness() && caller.Err() == nil {
+		if live && kind.Liveness() && caller.Err() == nil && !answered {
 			if n := c.fails.Add(1); n == int64(c.cfg.DownAfter) && c.cfg.OnDown != nil {
 				c.cfg.OnDown(te)
 			}
@@ -550,6 +551,12 @@ func (c *Client) once(ctx context.Context, r Request, target string, header http
 	raw, err := readBody(resp.Body, c.cfg.MaxBody+1, resp.ContentLength)
 	if err != nil {
 		broke := brokeOff(err, resp.ContentLength, len(raw)) && ctx.Err() == nil
+		if broke && live {
+			// It answered, and broke its answer off: no sign that it
+			// stopped answering, whether or not the break is the answer.
+			answered = true
+			c.fails.Store(0)
+		}
 		if !broke || !brokenOK {
 			_, ferr := fail(err, "reading the body: ")
 			if te, ok := ferr.(*TransportError); ok {

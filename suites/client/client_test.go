@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -297,5 +298,29 @@ func TestABodyWithoutADeclaredLengthThatFailsIsNoAnswer(t *testing.T) {
 	var te *TransportError
 	if !errors.As(err, &te) {
 		t.Fatalf("err %v, want a transport error", err)
+	}
+}
+
+// A body that breaks off came after a status and headers: the target is
+// alive, and the break never counts toward "stopped answering", even when
+// a GET is asked again for it (a run beside others breaks many at once).
+func TestABrokenBodyIsNoSignThatTheTargetIsDown(t *testing.T) {
+	var down atomic.Int32
+	c, _ := newClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Content-Length", "100")
+		_, _ = w.Write([]byte(`[{"id":"u1"`))
+	}, func(cfg *Config) {
+		cfg.DownAfter = 1
+		cfg.OnDown = func(*TransportError) { down.Add(1) }
+	})
+	for range 3 {
+		resp, err := c.Do(context.Background(), Request{Method: "GET", Path: "/v1/user", Token: token})
+		if err != nil || !resp.BrokenOff {
+			t.Fatalf("%v, %+v", err, resp)
+		}
+	}
+	if n := down.Load(); n != 0 {
+		t.Errorf("the target was taken for down %d times for bodies that broke off", n)
 	}
 }
