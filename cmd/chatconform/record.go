@@ -420,6 +420,9 @@ func replayReport(r *record.Replayed) *runner.Result {
 		note.Changes = append(append([]string(nil), note.Changes...), fmt.Sprintf("harness %s recorded, %s now", h.Version, r.Version))
 	}
 	note.Unattributed = unattributed
+	if len(unattributed) > 0 {
+		in.Judges = append(in.Judges, runner.Unattributed(unattributed))
+	}
 	_, client := v.Split()
 	note.Client = record.ClientBreaches(client)
 	if len(r.Differences) > 0 && len(r.Changes) == 0 && !r.VersionChanged {

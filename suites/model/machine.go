@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
 )
 
@@ -272,7 +273,7 @@ func (m *machine) do(u int, r client.Request) *client.Response {
 	// allows: the request is not validated, though the answer is judged
 	// as any other (asked says what the draw meant to break).
 	asked := r.Invalid
-	r.Invalid = r.Invalid || overBounds(r.Query)
+	r.Invalid = r.Invalid || spec.BeyondListBounds(r.Query)
 	m.readAt = time.Time{}
 	resp, err := m.cfg.Client.Do(m.ctx, r)
 	m.reqs++
@@ -1751,19 +1752,6 @@ func (m *machine) othersNamed(k *msg) bool {
 	for _, w := range ws {
 		if w.Names(k.id) {
 			return true
-		}
-	}
-	return false
-}
-
-// overBounds says a list's query asks for more than the document allows:
-// a limit over 100 or a skip over 5000.
-func overBounds(q url.Values) bool {
-	for key, bound := range map[string]int{"limit": 100, "skip": 5000} {
-		for _, v := range q[key] {
-			if n, err := strconv.Atoi(v); err == nil && n > bound {
-				return true
-			}
 		}
 	}
 	return false

@@ -158,8 +158,7 @@ func first(q Requirement) string {
 // The judges a proxy session's report has besides the document and history
 // checkers.
 const (
-	ClientJudge       = "Client requests: every request the client sent is within the document"
-	UnattributedJudge = "Server answers under no requirement: answers that break the document where no requirement of the catalogue says"
+	ClientJudge = "Client requests: every request the client sent is within the document"
 )
 
 // RunReport is the session as a run report: the server's answers
@@ -208,8 +207,7 @@ func (r *Report) RunReport() *runner.Result {
 	}
 	in.Judges = append(in.Judges, cj)
 	if len(note.Unattributed) > 0 {
-		in.Judges = append(in.Judges, runner.CheckResult{Name: UnattributedJudge, Area: "Proxy", Outcome: runner.Fail,
-			Message: "the server's answers broke the document where no requirement of the catalogue says:\n" + strings.Join(note.Unattributed, "\n")})
+		in.Judges = append(in.Judges, runner.Unattributed(note.Unattributed))
 	}
 	res := runner.NewReport(in)
 	res.ExitStatus = r.ExitCode()

@@ -207,3 +207,14 @@ func (in *External) AddJudgments(judgments []record.Judgment, unsupported map[st
 	in.NotJudged = append(in.NotJudged, Unjudged{Cause: restCause, Do: restDo, Requirements: rest})
 	return unattributed
 }
+
+// UnattributedJudge is the judge of a replay's or a proxy session's
+// breaches under no requirement of the catalogue: they make the report
+// exit 1, so a check fails for them in every output.
+const UnattributedJudge = "Answers under no requirement: answers that break the document where no requirement of the catalogue says"
+
+// Unattributed is that judge's row, failing with the breaches in words.
+func Unattributed(breaches []string) CheckResult {
+	return CheckResult{Name: UnattributedJudge, Area: "History", Outcome: Fail,
+		Message: "answers broke the document where no requirement of the catalogue says:\n" + strings.Join(breaches, "\n")}
+}

@@ -85,3 +85,13 @@ func TestNewReportTalliesOutsideVerdicts(t *testing.T) {
 		t.Errorf("without a FAIL, with a halt: exit %d, counts %v", res.ExitStatus, res.Counts)
 	}
 }
+
+// A breach under no requirement of the catalogue fails a judge of its
+// own, so the report that exits 1 for it has a failing check in every
+// output.
+func TestABreachUnderNoRequirementFailsACheck(t *testing.T) {
+	res := NewReport(External{Profile: spec.Core, Target: "https://chat.example", Judges: []CheckResult{Unattributed([]string{"NO-OPERATION: GET /x"})}})
+	if res.ExitStatus != ExitFail || res.Checks[Fail.String()] != 1 || res.Counts[Fail.String()] != 0 {
+		t.Errorf("exit %d, checks %v, requirements %v", res.ExitStatus, res.Checks, res.Counts)
+	}
+}
