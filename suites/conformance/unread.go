@@ -23,8 +23,12 @@ func unreadSpecs(d decl) {
 			e.by("with a message of user 2 unread: lists of one id are lists too")
 			text, _ := e.text()
 			m := e.send(1, e.writeRoom(), text)
-			e.eventually(func(g Gomega) { // each answer is validated: an id instead of a list fails at once
-				g.Expect(e.unread(0, e.writeRoom()).Chat).To(ContainElement(m.ID))
+			// Each answer is validated: an id instead of a list fails at
+			// once. A message that never shows is UNREAD-CHAT's to judge.
+			e.step("UNREAD-CHAT", func() {
+				e.eventually(func(g Gomega) {
+					g.Expect(e.unread(0, e.writeRoom()).Chat).To(ContainElement(m.ID))
+				})
 			})
 		})
 
@@ -308,13 +312,17 @@ func (e *Env) everyRoomCounts() {
 				continue
 			}
 			// Read both again: lists that moved say nothing; counts that
-			// still disagree with lists that did not are wrong.
-			var again Unread
-			if !e.observe(u, "the unread items of room "+id, unreadPath(e.me(u), id), &again) || !sameSet(again.Chat, un.Chat) || !sameSet(again.Mention, un.Mention) {
+			// still disagree with lists that did not are wrong. The lists
+			// are read before and after the counts, and must not move.
+			var again, after Unread
+			if !e.observe(u, "the unread items of room "+id, unreadPath(e.me(u), id), &again) || !sameUnread(again, un) {
 				continue
 			}
 			now := shown()[id]
 			if len(now) == 0 {
+				continue
+			}
+			if !e.observe(u, "the unread items of room "+id, unreadPath(e.me(u), id), &after) || !sameUnread(after, again) {
 				continue
 			}
 			differ = e.countsDisagree(u, again, now)
@@ -372,26 +380,39 @@ func (e *Env) countsAgree(u int, room, id string, listed bool) {
 			}
 			return un, e.countsDisagree(u, un, shown)
 		}
+		var before Unread
 		e.eventually(func(g Gomega) {
-			_, differ := read()
+			un, differ := read()
 			g.Expect(differ).To(BeEmpty())
+			before = un
 		})
 		// Once they agree, they keep agreeing: two more reads, each taken
 		// again when it disagrees. Counts that disagree while the lists stay
 		// as they were are wrong (one answer in a few, say); lists that moved
-		// in between say nothing.
+		// in between say nothing. The lists and the counts of one read are
+		// sent together, so either may be answered first: the lists must be
+		// the same on the read before the pair, in it and after it, or the
+		// counts may have been taken on the other side of a change.
 		for range 2 {
 			un, differ := read()
 			if differ == "" {
+				before = un
 				continue
 			}
 			again, _ := read()
-			if sameSet(again.Chat, un.Chat) && sameSet(again.Mention, un.Mention) {
-				e.fail(differ + ", on a read after they had agreed, the unread lists unchanged")
+			if sameUnread(before, un) && sameUnread(un, again) {
+				e.fail(differ + ", on a read after they had agreed, the unread lists the same before, with and after the counts")
 			}
+			before = again
 		}
 
 	})
+}
+
+// sameUnread reports whether a and b list the same unread chat and
+// mentions.
+func sameUnread(a, b Unread) bool {
+	return sameSet(a.Chat, b.Chat) && sameSet(a.Mention, b.Mention)
 }
 
 // sameSet reports whether a and b hold the same ids, in any order.
