@@ -30,14 +30,17 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 			Checks  []check `json:"checks"`
 		} `json:"requirements"`
 	}
-	run := func(t *testing.T, fault string) map[string][]check {
+	run2 := func(t *testing.T, fault, filter string) map[string][]check {
 		var rep report
-		runPlanted(t, fault, "SEARCH-Q && !MSG-ROOM-SCOPE", &rep)
+		runPlanted(t, fault, filter, &rep)
 		verdicts := map[string][]check{}
 		for _, q := range rep.Requirements {
 			verdicts[q.ID+" "+q.Verdict] = q.Checks
 		}
 		return verdicts
+	}
+	run := func(t *testing.T, fault string) map[string][]check {
+		return run2(t, fault, "SEARCH-Q && !MSG-ROOM-SCOPE")
 	}
 	t.Run("lost", func(t *testing.T) {
 		t.Parallel()
@@ -62,6 +65,18 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 		}
 		if len(sigs) != 1 || sigs[0] == "" {
 			t.Errorf("MSG-SEND-STORED does not fail under one signature: %q in %+v", sigs, v["MSG-SEND-STORED FAIL"])
+		}
+	})
+	t.Run("steps", func(t *testing.T) {
+		t.Parallel()
+		// These checks read back by id what they send, a step of
+		// MSG-GET-ONE: the 404 is the lost write's, not the read's.
+		v := run2(t, "MSG-SEND-STORED/not-stored", "MSG-SEND-DEFAULTS || MSG-EDIT-V-INC")
+		if c, ok := v["MSG-GET-ONE FAIL"]; ok {
+			t.Errorf("MSG-GET-ONE fails, though the messages it read back were never stored: %+v", c)
+		}
+		if _, ok := v["MSG-SEND-STORED FAIL"]; !ok {
+			t.Errorf("MSG-SEND-STORED does not fail: %+v", slices.Sorted(maps.Keys(v)))
 		}
 	})
 	t.Run("search ignores q", func(t *testing.T) {

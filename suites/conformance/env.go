@@ -84,11 +84,14 @@ type Env struct {
 	// check could go on with (see softViolations): each fails the check
 	// once the rest of it has been judged.
 	later *[]laterFail
-	left  *leftover
-	wrote *checkWrites // the check's acknowledged writes, for the root probe
-	last  *lastCall    // the user and token place of the check's latest call
-	gen   *generated   // the run's generated-request engine, shared by every check
-	early *early       // answers to reads sent ahead (see readTogether)
+	// stepFails are the steps of other requirements that failed in the
+	// check, noted once the ground under it is probed (see unwind).
+	stepFails *[]stepFail
+	left      *leftover
+	wrote     *checkWrites // the check's acknowledged writes, for the root probe
+	last      *lastCall    // the user and token place of the check's latest call
+	gen       *generated   // the run's generated-request engine, shared by every check
+	early     *early       // answers to reads sent ahead (see readTogether)
 }
 
 // NewEnv discovers what the description left out, through o.Client.

@@ -200,11 +200,19 @@ func (e *Env) step(req string, f func()) {
 		// A step that fails is evidence against req, met here: a finding of
 		// req, so that a check it blocks is never left unjudged beside a
 		// req its own checks passed (one answer in N fell here).
+		// It is noted once the ground under the check is probed: a step
+		// that failed because a write of the check's was lost is the lost
+		// write's finding, not req's (see unwind).
 		defer func() {
 			if r := recover(); r != nil {
 				if *e.blocker == req && !e.noAnswer() {
-					e.noteSoft(req, "a step of "+req+" failed in a check it blocks",
-						fmt.Sprintf("a step exercising %s failed in the check %q, which it blocks; that check's failure shows the exchange", req, e.name()))
+					f := stepFail{req: req, sig: "a step of " + req + " failed in a check it blocks",
+						text: fmt.Sprintf("a step exercising %s failed in the check %q, which it blocks; that check's failure shows the exchange", req, e.name())}
+					if e.stepFails == nil {
+						e.noteSoft(f.req, f.sig, f.text) // no check body to unwind: noted now
+					} else {
+						*e.stepFails = append(*e.stepFails, f)
+					}
 				}
 				panic(r)
 			}
@@ -290,10 +298,31 @@ func (e *Env) unwind() {
 		if *e.suspect != "" && *e.blocker == "" && *e.judging != *e.suspect {
 			*e.blocker, *e.judging = *e.suspect, "" // a breach it went on past explains the failure
 		}
+		e.noteStepFails(true)
 		e.noteBlocker()
 		panic(r)
 	}
+	e.noteStepFails(false)
 	e.noteBlocker()
+}
+
+// stepFail is a step of another requirement that failed in the check.
+type stepFail struct{ req, sig, text string }
+
+// noteStepFails records the failed steps as findings of their
+// requirements. When the check unwound, only the step that still blocks
+// it is: the ground under the check may have named another blocker (a
+// lost write), whose finding explains the step's failure.
+func (e *Env) noteStepFails(unwound bool) {
+	if e.stepFails == nil {
+		return
+	}
+	for _, f := range *e.stepFails {
+		if !unwound || *e.blocker == f.req {
+			e.noteSoft(f.req, f.sig, f.text)
+		}
+	}
+	*e.stepFails = nil
 }
 
 // noteBlocker runs when a check's body returns or unwinds: a step that did
