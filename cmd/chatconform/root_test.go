@@ -79,6 +79,18 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 			t.Errorf("MSG-SEND-STORED does not fail: %+v", slices.Sorted(maps.Keys(v)))
 		}
 	})
+	t.Run("generated", func(t *testing.T) {
+		t.Parallel()
+		// The generated requests name the messages the engine sent: a
+		// 404 for one of them is the lost send, not a refused valid request.
+		v := run2(t, "MSG-SEND-STORED/not-stored", "GEN-VALID-ANSWER")
+		if c, ok := v["GEN-VALID-ANSWER FAIL"]; ok {
+			t.Errorf("GEN-VALID-ANSWER fails, though the message its requests named was never stored: %+v", c)
+		}
+		if _, ok := v["MSG-SEND-STORED FAIL"]; !ok {
+			t.Errorf("MSG-SEND-STORED does not fail: %+v", slices.Sorted(maps.Keys(v)))
+		}
+	})
 	t.Run("search ignores q", func(t *testing.T) {
 		t.Parallel()
 		v := run(t, "SEARCH-Q/ignores-input")

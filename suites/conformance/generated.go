@@ -66,6 +66,9 @@ func generatedSpecs(d decl) {
 				if err != nil {
 					e.fail(err.Error())
 				}
+				for _, w := range e.generator().Sent() {
+					e.noteGenerated(&w) // the messages the requests name: lost, they explain a 404
+				}
 				e.by(fmt.Sprintf("%d requests over %d operations", rep.Requests, len(rep.Results)))
 				for _, l := range rep.PairLines() {
 					e.by(l)

@@ -834,6 +834,22 @@ func counting(ctx context.Context, n *atomic.Int64) context.Context {
 	return context.WithValue(ctx, counterKey{}, n)
 }
 
+// Sent returns the messages the engine sent to work on, each acknowledged
+// with its id, with the text it was sent with: the ground under the
+// requests that name them (a 404 for one of them is a lost send). Call it
+// after a Run: the engine sends them when it first runs.
+func (e *Engine) Sent() []Written {
+	e.textsMu.Lock()
+	defer e.textsMu.Unlock()
+	var out []Written
+	for _, m := range e.world.Messages {
+		if m.Fresh && len(e.texts[m.ID]) > 0 {
+			out = append(out, Written{Room: m.Room, ID: m.ID, Text: e.texts[m.ID][0], Answered: e.texts[m.ID][0]})
+		}
+	}
+	return out
+}
+
 // wroteText records the text a successful request wrote to message id,
 // and returns the texts the engine had written to it before, oldest first.
 func (e *Engine) wroteText(id, text string) []string {
