@@ -91,6 +91,18 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 			t.Errorf("MSG-SEND-STORED does not fail: %+v", slices.Sorted(maps.Keys(v)))
 		}
 	})
+	t.Run("shown to its sender only", func(t *testing.T) {
+		t.Parallel()
+		// The searches (the model's and the room scope check's) miss the
+		// messages of others: lost to the searcher, not unfound.
+		v := run2(t, "MSG-SEND-STORED/not-stored#2", "SEARCH-Q")
+		if c, ok := v["SEARCH-Q FAIL"]; ok {
+			t.Errorf("SEARCH-Q fails, though the messages it missed were lost to the searcher: %+v", c)
+		}
+		if _, ok := v["MSG-SEND-STORED FAIL"]; !ok {
+			t.Errorf("MSG-SEND-STORED does not fail: %+v", slices.Sorted(maps.Keys(v)))
+		}
+	})
 	t.Run("search ignores q", func(t *testing.T) {
 		t.Parallel()
 		v := run(t, "SEARCH-Q/ignores-input")

@@ -165,6 +165,7 @@ func (e *Env) probeRoot() {
 		status int
 		id     string
 		text   string
+		reader int // the user whose read it is
 	}
 	got := map[string]seen{}
 	pending := order
@@ -188,9 +189,20 @@ func (e *Env) probeRoot() {
 				ID   string `json:"id"`
 				Text string `json:"text"`
 			}
-			s := seen{status: resp.Status}
+			s := seen{status: resp.Status, reader: w.u}
 			if resp.Status == 200 && resp.JSON(&m) == nil {
 				s.id, s.text = m.ID, m.Text
+			}
+			if o := min(w.u, 1) ^ 1; s.status == 200 && s.id == id && len(e.Users) > 1 && w.room == e.Target.WriteRoom {
+				// Users 1 and 2 both post in the write room: a send its
+				// sender reads back and the other cannot is lost to them.
+				resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: messagesPath(w.room) + "/" + id, Token: e.Users[o].Token})
+				if err != nil {
+					return
+				}
+				if resp.Status == http.StatusNotFound {
+					s = seen{status: resp.Status, reader: o}
+				}
 			}
 			got[id] = s
 			switch {
@@ -213,7 +225,7 @@ func (e *Env) probeRoot() {
 		switch {
 		case s.status == 200 && s.id != "" && s.id != id:
 			other = append(other, id)
-		case s.status == http.StatusNotFound && !w.edit:
+		case s.status == http.StatusNotFound && (!w.edit || s.reader != w.u):
 			lost = append(lost, id)
 		case s.status == 200 && s.id == id && w.edit && older(id, s.text):
 			if w.answered == w.text {
@@ -225,6 +237,9 @@ func (e *Env) probeRoot() {
 	}
 	example := func(ids []string) string {
 		w := last[ids[0]]
+		if r := got[ids[0]].reader; r != w.u {
+			return fmt.Sprintf("GET %s/%s as user %d (user %d sent it and reads it)", messagesPath(w.room), ids[0], r+1, w.u+1)
+		}
 		return fmt.Sprintf("GET %s/%s as user %d", messagesPath(w.room), ids[0], w.u+1)
 	}
 	lag := ""

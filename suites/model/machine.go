@@ -1056,6 +1056,28 @@ func (m *machine) listed(u int, id string) bool {
 	return false
 }
 
+// lostTo applies the ground under a read that misses message k: when
+// user u can neither read it by id nor find it among the room's newest 100
+// messages once the lag has passed, the acknowledged send is lost to u
+// (shown to its sender only, say), which is MSG-SEND-STORED's, not the
+// statement of the read that missed it. It is called just before that
+// statement fails, so a conforming server never pays for it.
+func (m *machine) lostTo(u int, k *msg) {
+	if k == nil || !k.visible(m.now(), m.cfg.Eventually) {
+		return
+	}
+	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagePath(m.cfg.WriteRoom, k.id)})
+	if resp.Status != http.StatusNotFound && resp.Status != http.StatusGone {
+		return
+	}
+	for _, w := range m.page(u, url.Values{"limit": {"100"}}) {
+		if w.ID == k.id {
+			return
+		}
+	}
+	m.need("MSG-SEND-STORED", false, "message %s, whose send user %d saw acknowledged, is not found by user %d (%d), by id nor in the room's newest 100 messages", k.id, k.from+1, u+1, resp.Status)
+}
+
 // judgeMsg holds a message as answered to user u to what the model knows.
 func (m *machine) judgeMsg(u int, k *msg, w wireMsg, where string) {
 	now := m.now()
@@ -1452,11 +1474,17 @@ func (m *machine) judgePage(u, limit int, cursor Cursor, anchor, older *msg, pag
 		}
 		settled := k.visible(now, m.cfg.Eventually)
 		if limit > 0 {
+			if len(page) < limit && (settled && !lagging || m.waited()) {
+				m.lostTo(u, k)
+			}
 			m.eventually("PAGE-BEFOREID-WALK", settled && !lagging, len(page) >= limit, "%s holds %d message(s), fewer than its limit, yet leaves out %s of this run; a short page ends a walk", what, len(page), k.id)
 		}
 		kr := ref{id: k.id, known: k, sent: k.sent}
 		for _, r := range refs {
 			isBefore, ok := m.st.before(r, kr, sole)
+			if ok && isBefore && (settled || m.waited()) {
+				m.lostTo(u, k)
+			}
 			m.eventually("PAGE-BEFOREID-WALK", settled, !ok || !isBefore, "%s holds %s but leaves out the newer %s: a walk would skip it", what, r.id, k.id)
 		}
 	}

@@ -310,6 +310,9 @@ func (m *machine) searchWord(u int, o op) {
 		// words, never a message that did not hold the word at all.
 		m.eventually("SEARCH-Q", !before || x.settled(m.now(), m.cfg.Eventually), now, "%s found message %s, whose text %q does not hold it in any letter case", what, x.id, x.text)
 	}
+	if !found && (k.found || k.settled(m.now(), m.cfg.Eventually) || m.waited()) {
+		m.lostTo(u, k)
+	}
 	m.eventually("SEARCH-Q", k.found || k.settled(m.now(), m.cfg.Eventually), found, "%s did not find message %s, whose text holds it%s", what, k.id, foundBefore(k))
 	// Every message of the sequence that holds the word as a word of its
 	// own (a pair puts one word in two messages) is found too; and once a
@@ -323,6 +326,9 @@ func (m *machine) searchWord(u int, o op) {
 	}
 	for _, x := range holders {
 		if x != k {
+			if !seen[x.id] && (x.found || x.settled(m.now(), m.cfg.Eventually) || m.waited()) {
+				m.lostTo(u, x)
+			}
 			m.eventually("SEARCH-Q", x.found || x.settled(m.now(), m.cfg.Eventually), seen[x.id], "%s did not find message %s, whose text holds it too (a search finds every message that holds the word)%s", what, x.id, foundBefore(x))
 		}
 	}
