@@ -103,6 +103,20 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 			t.Errorf("MSG-SEND-STORED does not fail: %+v", slices.Sorted(maps.Keys(v)))
 		}
 	})
+	t.Run("sent as another user", func(t *testing.T) {
+		t.Parallel()
+		// A send answered as user 1's is no ground for the unread checks,
+		// which count on user 2's message being unread for user 1.
+		v := run2(t, "MSG-SEND-TEXT/wrong-subject", "UNREAD-CHAT || UNREAD-FLAG")
+		for _, id := range []string{"UNREAD-CHAT", "UNREAD-FLAG", "UNREAD-MARK-READ"} {
+			if c, ok := v[id+" FAIL"]; ok {
+				t.Errorf("%s fails, though the messages it counted on were answered as another sender's: %+v", id, c)
+			}
+		}
+		if _, ok := v["MSG-SEND-TEXT FAIL"]; !ok {
+			t.Errorf("MSG-SEND-TEXT does not fail: %+v", slices.Sorted(maps.Keys(v)))
+		}
+	})
 	t.Run("search ignores q", func(t *testing.T) {
 		t.Parallel()
 		v := run(t, "SEARCH-Q/ignores-input")

@@ -33,6 +33,12 @@ func (e *Env) sendBody(u int, room string, body map[string]any) Message {
 		e.groundBroken("MSG-SEND-TEXT", "sendChatMessage answers another text than the one sent",
 			fmt.Sprintf("a send of %q answered the text %q", text, m.Text))
 	}
+	if id := e.Users[u].ID; m.FromUser.ID != "" && id != "" && m.FromUser.ID != id {
+		// The message names another sender: what the check builds on it
+		// (another user's unread message, say) is no ground.
+		e.groundBroken("MSG-SEND-TEXT", "sendChatMessage answers another sender than the caller",
+			fmt.Sprintf("a send by user %d (%s) answered fromUser %s", u+1, id, m.FromUser.ID))
+	}
 	return m
 }
 

@@ -735,7 +735,10 @@ func (m *machine) send(o op) {
 	m.check("MSG-SEND-STORED", !dup, "a send answered the id %s of a message sent before it", w.ID)
 	m.tick(w.sentTime())
 	m.check("MSG-SEND-TEXT", w.Text != nil && *w.Text == text, "the send answer's text is %s, not the text sent %q", quote(w.Text), text)
-	m.check("MSG-SEND-TEXT", w.FromUser == nil || w.FromUser.ID == m.cfg.Users[u].ID, "the send answer's fromUser is %s, not the sender %s", fromID(w), m.cfg.Users[u].ID)
+	// A message answered as another user's is no ground for what the
+	// sequence builds on its sender (whose unread list it is in, whose
+	// last access it moves): a run that does not judge the send is blocked.
+	m.need("MSG-SEND-TEXT", w.FromUser == nil || w.FromUser.ID == m.cfg.Users[u].ID, "the send answer's fromUser is %s, not the sender %s", fromID(w), m.cfg.Users[u].ID)
 	// The creation defaults and the status flag are statements about the
 	// send's answer alone: a breach leaves the message usable, and the
 	// sequence goes on with what the model says the message is, so reads
