@@ -761,8 +761,10 @@ func (m *machine) send(o op) {
 		freshV: map[int]int{}, freshRead: map[int]bool{}, listed: map[int]bool{}}
 	if w.Text != nil && *w.Text != text {
 		// MSG-SEND-TEXT's breach, which this run does not judge: the message
-		// holds what the server says it stored, and its word is not looked for.
+		// holds what the server says it stored, and its word is not looked
+		// for, nor the markup of the text sent.
 		k.text, k.word, k.pair = *w.Text, "", ""
+		k.mentions, k.sureMentions, k.issues, k.links = nil, nil, nil, nil
 	}
 	m.judgeRendering(k, w, "the send answer")
 	m.st.add(k)
@@ -892,9 +894,11 @@ func (m *machine) edit(o op) {
 	target.text, target.v, target.refused, target.refusedText, target.changed = text, want, "", "", m.now()
 	target.found = false
 	if w.Text != nil && *w.Text != text {
-		// MSG-EDIT's breach, which this run does not judge: as for a send.
+		// MSG-EDIT's breach, which this run does not judge: as for a send,
+		// the message holds what the answer says, whose markup the model
+		// does not know.
 		target.text = *w.Text
-		wr.word, wr.pair = "", ""
+		wr.word, wr.pair, wr.mentions, wr.issues, wr.links = "", "", nil, nil, nil
 	}
 	target.mentions, target.issues, target.links, target.word, target.pair = wr.mentions, wr.issues, wr.links, wr.word, wr.pair
 	target.sureMentions = slices.DeleteFunc(slices.Clone(target.sureMentions), func(u int) bool { return !slices.Contains(wr.mentions, u) })
