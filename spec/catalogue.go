@@ -19,6 +19,12 @@ type Requirement struct {
 	Text      string  `yaml:"text"`
 	Checkable *bool   `yaml:"checkable"`
 	Reason    string  `yaml:"reason"`
+	// JudgedAgainst names the requirements whose answers the checks of
+	// this one take as their reference (a room's counts are held to the
+	// unread lists). Where one of them fails in a run, a failure of this
+	// one may be that failure seen again, so it is reported as BLOCKED by
+	// it: one defect, one finding.
+	JudgedAgainst []string `yaml:"judgedAgainst"`
 }
 
 // IsCheckable reports whether an outside client can check the requirement.
@@ -96,6 +102,21 @@ func parseCatalogue(raw []byte) (*Catalogue, error) {
 			return nil, fmt.Errorf("requirements.yaml: id %s appears twice", r.ID)
 		}
 		c.byID[r.ID] = i
+	}
+	for _, r := range c.Requirements {
+		for _, ref := range r.JudgedAgainst {
+			i, ok := c.byID[ref]
+			switch {
+			case !ok:
+				return nil, fmt.Errorf("requirements.yaml: %s is judged against %s, which is no requirement", r.ID, ref)
+			case ref == r.ID:
+				return nil, fmt.Errorf("requirements.yaml: %s is judged against itself", r.ID)
+			case len(c.Requirements[i].JudgedAgainst) > 0:
+				// A reference that has references of its own could block
+				// its way back round to the first: each stands alone.
+				return nil, fmt.Errorf("requirements.yaml: %s is judged against %s, which is judged against others in turn", r.ID, ref)
+			}
+		}
 	}
 	return c, nil
 }

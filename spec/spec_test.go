@@ -483,6 +483,9 @@ func TestCatalogue(t *testing.T) {
 		"requirements: [{id: A-B, level: core, section: Limits, text: x, checkable: false}]",
 		"requirements: [{id: ab, level: core, section: Limits, text: x}]",
 		"requirements: [{id: A-B, level: core, section: Limits, text: x, colour: red}]",
+		"requirements: [{id: A-B, level: core, section: Limits, text: x, judgedAgainst: [A-C]}]",
+		"requirements: [{id: A-B, level: core, section: Limits, text: x, judgedAgainst: [A-B]}]",
+		"requirements: [{id: A-B, level: core, section: Limits, text: x, judgedAgainst: [A-C]}, {id: A-C, level: core, section: Limits, text: y, judgedAgainst: [A-D]}, {id: A-D, level: core, section: Limits, text: z}]",
 	} {
 		if _, err := parseCatalogue([]byte(bad)); err == nil {
 			t.Errorf("accepted: %s", bad)

@@ -113,6 +113,7 @@ func summarize(r types.Report, selected map[string]bool, p spec.Profile, seed ui
 		byID[id] = append(byID[id], cs...)
 	}
 	dropEchoes(byID)
+	blockByReferences(byID, cat)
 	if cat != nil {
 		for _, req := range cat.Requirements {
 			if !req.InProfile(p) {
@@ -174,6 +175,51 @@ func dropEchoes(byID map[string][]CheckResult) {
 			kept = true
 			return drop
 		})
+	}
+}
+
+// blockByReferences reports each failure of a requirement judged against
+// others (spec.Requirement.JudgedAgainst) as BLOCKED by the first of them
+// that fails in the run: a room's counts that disagree with unread lists
+// that are wrong themselves are the lists' defect seen again, and the
+// counts are judged once the lists keep to the document. The rows the
+// same checks left blocked by the requirement then name that reference.
+func blockByReferences(byID map[string][]CheckResult, cat *spec.Catalogue) {
+	if cat == nil {
+		return
+	}
+	fails := func(id string) bool {
+		return slices.ContainsFunc(byID[id], func(c CheckResult) bool { return c.Outcome == Fail })
+	}
+	for _, req := range cat.Requirements {
+		i := slices.IndexFunc(req.JudgedAgainst, fails)
+		if i < 0 || !fails(req.ID) {
+			continue
+		}
+		by := req.JudgedAgainst[i]
+		moved := map[string]bool{}
+		for j := range byID[req.ID] {
+			c := &byID[req.ID][j]
+			if c.Outcome != Fail {
+				continue
+			}
+			if c.Of == "" && c.Whole == NotRun {
+				c.Whole = Fail
+			}
+			c.Outcome, c.BlockedBy = Blocked, by
+			c.Message = cutMessage(fmt.Sprintf("not judged: %s is held to the answers of %s, which fails in this run; this failure may be that defect seen again:\n", req.ID, by) + c.Message)
+			moved[c.Name] = true
+		}
+		for id, cs := range byID {
+			if id == req.ID {
+				continue
+			}
+			for j := range cs {
+				if cs[j].Outcome == Blocked && cs[j].BlockedBy == req.ID && moved[cs[j].Name] {
+					cs[j].BlockedBy = by
+				}
+			}
+		}
 	}
 }
 

@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chatrooms/conformance/spec"
+)
+
+// A room's counts are held to the unread lists: where the lists fail, the
+// counts' failure is that defect seen again, BLOCKED by it; where they do
+// not, it stands.
+func TestAFailureHeldToAFailingReferenceIsBlockedByIt(t *testing.T) {
+	cat, err := spec.LoadCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, _ := cat.Lookup("UNREAD-ROOM-COUNTS")
+	if !strings.Contains(strings.Join(counts.JudgedAgainst, " "), "UNREAD-CHAT") {
+		t.Fatalf("UNREAD-ROOM-COUNTS is not judged against UNREAD-CHAT: %v", counts.JudgedAgainst)
+	}
+	rows := func() map[string][]CheckResult {
+		return map[string][]CheckResult{
+			"UNREAD-CHAT":        {{Name: "lists", Outcome: Fail}},
+			"UNREAD-ROOM-COUNTS": {{Name: "model", Outcome: Fail}, {Name: "counts", Outcome: Pass}},
+			"SEARCH-Q":           {{Name: "model", Outcome: Blocked, Whole: Fail, BlockedBy: "UNREAD-ROOM-COUNTS"}, {Name: "search", Outcome: Blocked, Whole: Blocked, BlockedBy: "UNREAD-ROOM-COUNTS"}},
+		}
+	}
+	byID := rows()
+	blockByReferences(byID, cat)
+	got := byID["UNREAD-ROOM-COUNTS"][0]
+	if got.Outcome != Blocked || got.BlockedBy != "UNREAD-CHAT" || got.Whole != Fail || !strings.Contains(got.Message, "UNREAD-CHAT") {
+		t.Errorf("the counts' failure beside failing lists: %+v", got)
+	}
+	if byID["UNREAD-ROOM-COUNTS"][1].Outcome != Pass {
+		t.Errorf("a passing row changed: %+v", byID["UNREAD-ROOM-COUNTS"][1])
+	}
+	if by := byID["SEARCH-Q"][0].BlockedBy; by != "UNREAD-CHAT" {
+		t.Errorf("a row the same check left blocked by the counts names %s, not the lists", by)
+	}
+	if by := byID["SEARCH-Q"][1].BlockedBy; by != "UNREAD-ROOM-COUNTS" {
+		t.Errorf("a row of another check was moved to %s", by)
+	}
+	if byID["UNREAD-CHAT"][0].Outcome != Fail {
+		t.Error("the reference's own failure changed")
+	}
+
+	// Lists that keep to the document: the counts' failure stands.
+	byID = rows()
+	byID["UNREAD-CHAT"][0].Outcome = Pass
+	blockByReferences(byID, cat)
+	if got := byID["UNREAD-ROOM-COUNTS"][0]; got.Outcome != Fail || got.BlockedBy != "" {
+		t.Errorf("the counts' failure beside passing lists: %+v", got)
+	}
+}
