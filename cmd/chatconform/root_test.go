@@ -117,6 +117,20 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 			t.Errorf("MSG-SEND-TEXT does not fail: %+v", slices.Sorted(maps.Keys(v)))
 		}
 	})
+	t.Run("edit answered with another message", func(t *testing.T) {
+		t.Parallel()
+		// An edit whose answer is the room's newest message: what the
+		// searches and the model learn from that answer is no ground.
+		v := run2(t, "MSG-EDIT/wrong-subject#2", "SEARCH-Q || RENDER-LINK")
+		for _, id := range []string{"SEARCH-Q", "RENDER-LINK", "RENDER-ISSUE", "META-URLS", "META-ISSUES", "META-MENTIONS"} {
+			if c, ok := v[id+" FAIL"]; ok {
+				t.Errorf("%s fails, though the answer it was held to was another message's: %+v", id, c)
+			}
+		}
+		if _, ok := v["MSG-EDIT FAIL"]; !ok {
+			t.Errorf("MSG-EDIT does not fail: %+v", slices.Sorted(maps.Keys(v)))
+		}
+	})
 	t.Run("search ignores q", func(t *testing.T) {
 		t.Parallel()
 		v := run(t, "SEARCH-Q/ignores-input")

@@ -63,7 +63,11 @@ func (e *Env) edit(u int, room, id, text string) Message {
 	e.step("MSG-EDIT", func() {
 		e.expectOK(e.call(u, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + id, Body: map[string]string{"text": text}}), &m)
 	})
-	if m.Text != "" && m.Text != text { // an absent text is the shape's to judge
+	switch {
+	case m.ID != "" && m.ID != id:
+		e.groundBroken("MSG-EDIT", "updateChatMessage answers another message than the one edited",
+			fmt.Sprintf("an edit of %s answered message %s", id, m.ID))
+	case m.Text != "" && m.Text != text: // an absent text is the shape's to judge
 		e.groundBroken("MSG-EDIT", "updateChatMessage answers another text than the new one",
 			fmt.Sprintf("an edit of %s to %q answered the text %q", id, text, m.Text))
 	}

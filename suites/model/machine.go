@@ -877,7 +877,9 @@ func (m *machine) edit(o op) {
 	}
 	w, ok := decode[wireMsg](resp)
 	m.needAnswer("MSG-EDIT", resp, ok && w.ID != "", "an edit answered %d without a usable message", resp.Status)
-	m.check("MSG-EDIT", w.ID == target.id, "editing %s answered message %s", target.id, w.ID)
+	// An answer about another message is no ground for what the sequence
+	// learns of this one: a run that does not judge the edit is blocked.
+	m.need("MSG-EDIT", w.ID == target.id, "editing %s answered message %s", target.id, w.ID)
 	m.check("MSG-EDIT", w.Text != nil && *w.Text == text, "the edit answer's text is %s, not the new text %q", quote(w.Text), text)
 	present, null := w.edited()
 	m.check("MSG-EDIT-EDITEDAT", present && !null, "after an edit, editedAt is %s", editedText(w))
