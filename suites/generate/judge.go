@@ -333,6 +333,10 @@ type stateRead struct {
 	// others says whether other writers account for a change of value
 	// (see stateReq.others).
 	others accountFor
+	// broken says the answer broke the document (another shape, a body
+	// that broke off): it shows no state, and a change to or from it is
+	// no change (the document checker reports the breach).
+	broken bool
 }
 
 // newestPage is the page size of the state reads: what a send would
@@ -383,6 +387,7 @@ func (e *Engine) stateReads(cs *testCase) (key string, reads []stateReq) {
 type readValue struct {
 	value      string // "" when the read got no answer
 	sent, read time.Time
+	broken     bool // a success that breaks the document (see stateRead)
 }
 
 // readOne sends one state read and keeps what the snapshot compares.
@@ -394,6 +399,7 @@ func (e *Engine) readOne(ctx context.Context, q stateReq) (readValue, error) {
 	v := readValue{value: fmt.Sprint(resp.Status), sent: resp.Sent, read: resp.Read}
 	if resp.Status == 200 {
 		v.value += " " + q.project(resp.Body)
+		v.broken = resp.BrokenOff || !json.Valid(resp.Body) || len(responseViolations(resp)) > 0
 	}
 	return v, nil
 }
@@ -406,7 +412,7 @@ func snapshotOf(reads []stateReq, values []readValue) snapshot {
 		if values[i].value == "" {
 			break
 		}
-		s.reads = append(s.reads, stateRead{r.what, values[i].value, r.others})
+		s.reads = append(s.reads, stateRead{r.what, values[i].value, r.others, values[i].broken})
 		if s.sent.IsZero() || values[i].sent.Before(s.sent) {
 			s.sent = values[i].sent
 		}
@@ -471,9 +477,15 @@ func (e *Engine) forget() {
 	e.snapMu.Unlock()
 }
 
-// changed says which read differs ("" when none).
+// changed says which read differs ("" when none). A read whose answer
+// broke the document, before or after, shows no state to compare: an
+// answer of the wrong shape one time in a few is the read's breach, not
+// a change the request made.
 func changed(before, after snapshot) string {
 	for i, r := range before.reads {
+		if i < len(after.reads) && (r.broken || after.reads[i].broken) {
+			continue
+		}
 		if i >= len(after.reads) || after.reads[i].value != r.value {
 			return r.what
 		}

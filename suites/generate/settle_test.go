@@ -193,3 +193,19 @@ func TestChangedValuesAreCut(t *testing.T) {
 		t.Errorf("%d bytes: %s", len(got), got)
 	}
 }
+
+// A read whose answer broke the document shows no state: a change to or
+// from it is none; a change between two sound reads is one.
+func TestABrokenReadIsNoChange(t *testing.T) {
+	sound := func(v string) snapshot { return snapshot{reads: []stateRead{{what: "page", value: v}}} }
+	broken := snapshot{reads: []stateRead{{what: "page", value: `200 {"messages":[]}`, broken: true}}}
+	if got := changed(broken, sound("200 []")); got != "" {
+		t.Errorf("a wrong-shaped read before, a sound one after: changed %q", got)
+	}
+	if got := changed(sound("200 []"), broken); got != "" {
+		t.Errorf("a sound read before, a wrong-shaped one after: changed %q", got)
+	}
+	if got := changed(sound("200 []"), sound(`200 [{"id":"a"}]`)); got != "page" {
+		t.Errorf("two sound reads that differ: changed %q", got)
+	}
+}
