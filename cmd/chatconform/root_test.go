@@ -91,6 +91,13 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 		// An edit whose answer is the room's newest message.
 		{"edit answered with another message", "MSG-EDIT/wrong-subject#2", "SEARCH-Q || RENDER-LINK", "MSG-EDIT",
 			[]string{"SEARCH-Q", "RENDER-LINK", "RENDER-ISSUE", "META-URLS", "META-ISSUES", "META-MENTIONS"}, "the answer it was held to was another message's"},
+		// Reads by id that fail once a message is edited, though the room
+		// lists it: the read's breach, not a lost edit.
+		{"listed but not found by id", "MSG-GET-ONE/not-stored#3", "MSG-EDIT-PERSISTED || GEN-ROUND-TRIP || HTTP-V1-PREFIX", "MSG-GET-ONE",
+			[]string{"MSG-EDIT-PERSISTED", "GEN-ROUND-TRIP", "MSG-SEND-STORED", "HTTP-V1-PREFIX"}, "the room lists the message"},
+		// A list of another shape one time in a few is no change of state.
+		{"a state read of another shape", "MSG-LIST/intermittent", "GEN-GET-NO-CHANGE || GEN-REFUSED-NO-CHANGE", "MSG-LIST",
+			[]string{"GEN-GET-NO-CHANGE", "GEN-REFUSED-NO-CHANGE"}, "the read that differed broke the document"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -14,6 +14,7 @@ package conformance
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"sync"
@@ -219,7 +220,7 @@ func (e *Env) probeRoot() {
 		}
 		pending = again
 	}
-	var lost, stale, unedited, other []string
+	var lost, gone, stale, unedited, other []string
 	for _, id := range order {
 		s, w := got[id], last[id]
 		switch {
@@ -227,12 +228,30 @@ func (e *Env) probeRoot() {
 			other = append(other, id)
 		case s.status == http.StatusNotFound && (!w.edit || s.reader != w.u):
 			lost = append(lost, id)
+		case s.status == http.StatusNotFound:
+			gone = append(gone, id) // edited, then not found: unless the room lists it, no conclusion
 		case s.status == 200 && s.id == id && w.edit && older(id, s.text):
 			if w.answered == w.text {
 				stale = append(stale, id)
 			} else {
 				unedited = append(unedited, id)
 			}
+		}
+	}
+	// A message the room lists to its reader is stored: a read by id that
+	// answers 404 for it is the read's breach, not a lost write.
+	var unreadable []string
+	for i := 0; i < len(lost) && i < maxConfirmed; {
+		if id := lost[i]; e.roomLists(last[id].room, id, got[id].reader) {
+			unreadable = append(unreadable, id)
+			lost = slices.Delete(lost, i, i+1)
+			continue
+		}
+		i++
+	}
+	for _, id := range gone[:min(len(gone), maxConfirmed)] {
+		if e.roomLists(last[id].room, id, got[id].reader) {
+			unreadable = append(unreadable, id)
 		}
 	}
 	example := func(ids []string) string {
@@ -252,6 +271,9 @@ func (e *Env) probeRoot() {
 		text := fmt.Sprintf("a read by id answered another message: %s answered message %s (%d of the %d messages this check wrote were read back as another message)",
 			example(other), s.id, len(other), len(order))
 		e.rootFound(rootGetOne, "getChatMessage answers another message than the one named", text, readByID)
+	case len(unreadable) > 0:
+		text := fmt.Sprintf("%d message(s) this check wrote are listed in their room, yet reading them by id answers 404: %s answered 404", len(unreadable), example(unreadable))
+		e.rootFound(rootGetOne, "getChatMessage answers 404 for a message the room lists", text, readByID)
 	case len(lost) > 0:
 		text := fmt.Sprintf("%d message(s) this check sent, each answered with its id, are not found by id%s (of the %d it wrote; at most %d are read again): %s answered 404",
 			len(lost), lag, len(order), maxConfirmed, example(lost))
@@ -266,6 +288,22 @@ func (e *Env) probeRoot() {
 			len(unedited), lag, w.text, w.answered, example(unedited), got[unedited[0]].text)
 		e.rootFound(rootEdit, "updateChatMessage does not apply the new text", text, true)
 	}
+}
+
+// roomLists reports whether room's newest 100 messages, or the page
+// around id, hold message id, as user u reads them.
+func (e *Env) roomLists(room, id string, u int) bool {
+	for _, q := range []url.Values{{"limit": {"100"}}, {"aroundId": {id}, "limit": {"5"}}} {
+		resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: messagesPath(room), Query: q, Token: e.Users[u].Token})
+		if err != nil {
+			return false
+		}
+		var page []Message
+		if resp.Status == http.StatusOK && resp.JSON(&page) == nil && slices.ContainsFunc(page, func(m Message) bool { return m.ID == id }) {
+			return true
+		}
+	}
+	return false
 }
 
 // rootFound records that req, which the ground under a failing check
