@@ -95,6 +95,12 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 		// lists it: the read's breach, not a lost edit.
 		{"listed but not found by id", "MSG-GET-ONE/not-stored#3", "MSG-EDIT-PERSISTED || GEN-ROUND-TRIP || HTTP-V1-PREFIX", "MSG-GET-ONE",
 			[]string{"MSG-EDIT-PERSISTED", "GEN-ROUND-TRIP", "MSG-SEND-STORED", "HTTP-V1-PREFIX"}, "the room lists the message"},
+		// An edit applied to the message after the one named, and answered
+		// with it: the named message keeps its text (an edit not kept), and
+		// the edits refused because the next message is another user's are
+		// MSG-EDIT's, not lost sends or marks.
+		{"an edit stored on the next message", "MSG-EDIT-PERSISTED/wrong-subject", "MSG-EDIT-PERSISTED || MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED",
+			[]string{"MSG-SEND-STORED", "UNREAD-MARK-READ", "MSG-EDIT-V-INC"}, "the edits were applied to another message"},
 		// A list of another shape one time in a few is no change of state.
 		{"a state read of another shape", "MSG-LIST/intermittent", "GEN-GET-NO-CHANGE || GEN-REFUSED-NO-CHANGE", "MSG-LIST",
 			[]string{"GEN-GET-NO-CHANGE", "GEN-REFUSED-NO-CHANGE"}, "the read that differed broke the document"},

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -62,6 +63,13 @@ func concurrencySpecs(d decl) {
 					// owner's breach (a body that is not JSON: HTTP-JSON-BODY),
 					// not writes lost.
 					e.lacking(r.unusable.owner, fmt.Sprintf("user %d's writes went unanswered: %s", u+1, r.unusable.text))
+				}
+				if r.refused != nil {
+					// A refused write breaks the statement of its operation
+					// (a step of it, or this check's own mark read).
+					e.step(r.refused.owner, func() {
+						e.fail(fmt.Sprintf("user %d's writes went unanswered: %s", u+1, strings.Join(r.failed, "; ")))
+					})
 				}
 				if len(r.failed) > 0 {
 					e.fail(fmt.Sprintf("user %d's writes went unanswered: %s", u+1, strings.Join(r.failed, "; ")))
@@ -127,6 +135,10 @@ type writes struct {
 	// otherText is an edit answered with another text than the one it
 	// sent (MSG-EDIT's breach), in words; "" when none was.
 	otherText string
+	// refused is the first write refused (a status other than 2xx), with
+	// the requirement its refusal breaks: a valid send MSG-SEND-200, an
+	// author's edit MSG-EDIT, a mark read UNREAD-MARK-READ.
+	refused *struct{ owner, text string }
 }
 
 func (w *writes) fail(format string, args ...any) {
@@ -145,7 +157,20 @@ func (e *Env) do(u int, req client.Request, w *writes, v any) bool {
 		w.fail("%s %s: %v", req.Method, req.Path, err)
 		return false
 	case resp.Status < 200 || resp.Status >= 300:
-		w.fail("%s", explain(resp, fmt.Sprintf("answered %d", resp.Status)))
+		text := explain(resp, fmt.Sprintf("answered %d", resp.Status))
+		w.fail("%s", text)
+		owner := "UNREAD-MARK-READ"
+		switch {
+		case req.Method == "PUT":
+			owner = "MSG-EDIT"
+		case strings.HasSuffix(req.Path, "/chatMessages"):
+			owner = "MSG-SEND-200"
+		}
+		w.mu.Lock()
+		if w.refused == nil && resp.Status != http.StatusTooManyRequests && resp.Status != http.StatusServiceUnavailable {
+			w.refused = &struct{ owner, text string }{owner, text}
+		}
+		w.mu.Unlock()
 		return false
 	}
 	if v != nil {

@@ -92,12 +92,12 @@ func (e *Env) noteWrite(u int, req client.Request, resp *client.Response) {
 	if !edit {
 		id = got.ID
 	}
-	if id == "" || edit && got.ID != "" && got.ID != id {
-		// An edit answered with another message is no acknowledged edit
-		// of the one it named: its answer is the edit's own breach
-		// (MSG-EDIT), not a write the server lost.
+	if id == "" {
 		return
 	}
+	// An edit answered with another message is recorded all the same: its
+	// answer is the edit's own breach (MSG-EDIT), and the message it named
+	// read back with its old text is, besides, an edit not kept.
 	e.wrote.list = append(e.wrote.list, write{u: u, room: m[1], id: id, edit: edit, text: text, answered: got.Text})
 }
 
