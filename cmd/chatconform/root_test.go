@@ -101,6 +101,10 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 		// MSG-EDIT's, not lost sends or marks.
 		{"an edit stored on the next message", "MSG-EDIT-PERSISTED/wrong-subject", "MSG-EDIT-PERSISTED || MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED",
 			[]string{"MSG-SEND-STORED", "UNREAD-MARK-READ", "MSG-EDIT-V-INC"}, "the edits were applied to another message"},
+		// A list whose items are each wrapped in an object: no page at all,
+		// not a page of messages that break their shape or repeat.
+		{"a list of something else", "MSG-LIST/shape#2", "PAGE-UNIQUE || SEARCH-Q || MSG-SHAPE || MSG-META-EMPTY", "MSG-LIST",
+			[]string{"PAGE-UNIQUE", "SEARCH-Q", "MSG-SHAPE", "MSG-META-EMPTY", "MSG-GET-ONE"}, "the list held no messages at all"},
 		// A list of another shape one time in a few is no change of state.
 		{"a state read of another shape", "MSG-LIST/intermittent", "GEN-GET-NO-CHANGE || GEN-REFUSED-NO-CHANGE", "MSG-LIST",
 			[]string{"GEN-GET-NO-CHANGE", "GEN-REFUSED-NO-CHANGE"}, "the read that differed broke the document"},

@@ -167,6 +167,20 @@ func blame(op string, v spec.Violation) string {
 // is judged again from its record.
 func Blame(op string, v spec.Violation) string { return blame(op, v) }
 
+// ShapeRoot is the requirement that answers alone for an answer's
+// violations when one of them says the body is not what the operation
+// returns at all (not a list, an item that is no message): every other
+// violation of that body follows from it. "" when none says so. A wrong
+// status is left out: the body may still be the right kind.
+func ShapeRoot(x *client.Exchange, p spec.Profile) string {
+	for _, v := range x.Violations {
+		if v.Rule != "status" && v.Rule != "route" && v.Rule != "security" && DocumentBlame(x, v, p) != "" && structural(x.Operation, v) {
+			return operationRequirement[x.Operation]
+		}
+	}
+	return ""
+}
+
 // DocumentBlame is the requirement the document checker reports a
 // violation of a recorded exchange under, at profile p ("" when it reports
 // none): only the answer's violations count, and at core not the status

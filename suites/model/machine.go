@@ -371,7 +371,7 @@ func (m *machine) listOther(u int, o op) {
 	what := fmt.Sprintf("GET %s?%s, a cursor naming message %s of room %s", messagesPath(m.cfg.WriteRoom), q.Encode(), t.ID, other)
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
 	m.noServerError(resp, what)
-	page, ok := decode[[]wireMsg](resp)
+	page, ok := decodePage(resp)
 	if !ok2xx(resp.Status) || !ok {
 		return
 	}
@@ -410,7 +410,7 @@ func (m *machine) otherMessage(u int, o op) (string, wireMsg, map[string]bool) {
 		return "", wireMsg{}, nil
 	}
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(other), Query: url.Values{"limit": {"20"}}})
-	theirs, ok := decode[[]wireMsg](resp)
+	theirs, ok := decodePage(resp)
 	if !ok || len(theirs) == 0 {
 		return "", wireMsg{}, nil
 	}
@@ -815,10 +815,21 @@ func (m *machine) sendNoText(o op) {
 }
 
 // page reads a page the model needs, without judging it as a List.
+// decodePage reads a page of messages: a list whose every item carries
+// an id. A list of something else (items wrapped in another object, say)
+// is no page: the sequence cannot go on from it (MSG-LIST's breach).
+func decodePage(resp *client.Response) ([]wireMsg, bool) {
+	page, ok := decode[[]wireMsg](resp)
+	if !ok || slices.ContainsFunc(page, func(w wireMsg) bool { return w.ID == "" }) {
+		return nil, false
+	}
+	return page, true
+}
+
 func (m *machine) page(u int, q url.Values) []wireMsg {
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
 	m.wanted(u, resp)
-	ms, ok := decode[[]wireMsg](resp)
+	ms, ok := decodePage(resp)
 	m.need("MSG-LIST", ok, "listing the room answered %d without a usable page", resp.Status)
 	return ms
 }
@@ -1035,7 +1046,7 @@ func (m *machine) walk(u int) {
 		m.wanted(u, resp)
 		what := "GET " + messagesPath(m.cfg.WriteRoom) + "?" + q.Encode() + " (walking the room to its oldest message)"
 		m.check("MSG-LIST", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
-		page, ok := decode[[]wireMsg](resp)
+		page, ok := decodePage(resp)
 		m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
 		m.judgePage(u, 100, BeforeAndAfter, nil, nil, page, what) // no anchor the model knows: the page as such
 		if len(page) < 100 {
@@ -1280,7 +1291,7 @@ func (m *machine) listOwn(u int, o op) {
 		req := [...]string{"MSG-LIST", "PAGE-BEFOREID", "PAGE-AFTERID", "PAGE-AROUNDID"}[cursor]
 		m.check(req, ok2xx(resp.Status), "%s, valid on the caller's own room, answered %d", what, resp.Status)
 	}
-	page, ok := decode[[]wireMsg](resp)
+	page, ok := decodePage(resp)
 	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
 	if !whole {
 		m.judgePage(u, o.Limit, BeforeAndAfter, nil, nil, page, what) // no anchor: the page as such, its size and its messages

@@ -291,7 +291,7 @@ func (m *machine) searchWord(u int, o op) {
 	what := fmt.Sprintf("searching the write room for %q", k.word)
 	m.wanted(u, resp)
 	m.check("SEARCH-Q", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
-	page, ok := decode[[]wireMsg](resp)
+	page, ok := decodePage(resp)
 	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
 	found := false
 	seen := map[string]bool{}
@@ -388,7 +388,7 @@ func (m *machine) searchPair(u int, o op) bool {
 	what := fmt.Sprintf("searching the write room for %q, two words message %s holds side by side", k.pair, k.id)
 	m.wanted(u, resp)
 	m.check("SEARCH-Q", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
-	page, ok := decode[[]wireMsg](resp)
+	page, ok := decodePage(resp)
 	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
 	seen := map[string]bool{}
 	for _, w := range page {
@@ -429,7 +429,7 @@ func (m *machine) searchOther(u int, o op) {
 	what := fmt.Sprintf("searching the write room for %q, a word of message %s of room %s", word, t.ID, other)
 	m.wanted(u, resp)
 	m.check("SEARCH-Q", ok2xx(resp.Status), "%s answered %d", what, resp.Status)
-	page, ok := decode[[]wireMsg](resp)
+	page, ok := decodePage(resp)
 	m.need("MSG-LIST", ok, "%s answered %d without a usable page", what, resp.Status)
 	for _, w := range page {
 		m.check("MSG-ROOM-SCOPE", !ids[w.ID], "%s found message %s, which room %s lists as its own", what, w.ID, other)

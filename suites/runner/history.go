@@ -101,8 +101,9 @@ func documentChecks(rec *client.Recorder, p spec.Profile) map[string][]CheckResu
 	count := map[string]int{}
 	for _, x := range rec.Exchanges() {
 		byReq := map[string][]string{}
+		root := conformance.ShapeRoot(x, p) // a body of another kind answers for all its breaches
 		for _, v := range x.Violations {
-			if id := conformance.DocumentBlame(x, v, p); id != "" {
+			if id := conformance.DocumentBlame(x, v, p); id != "" && (root == "" || id == root) {
 				byReq[id] = append(byReq[id], v.String())
 			}
 		}
