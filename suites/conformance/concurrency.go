@@ -64,10 +64,10 @@ func concurrencySpecs(d decl) {
 					// not writes lost.
 					e.lacking(r.unusable.owner, fmt.Sprintf("user %d's writes went unanswered: %s", u+1, r.unusable.text))
 				}
-				if r.refused != nil {
+				if r.refused != "" {
 					// A refused write breaks the statement of its operation
 					// (a step of it, or this check's own mark read).
-					e.step(r.refused.owner, func() {
+					e.step(r.refused, func() {
 						e.fail(fmt.Sprintf("user %d's writes went unanswered: %s", u+1, strings.Join(r.failed, "; ")))
 					})
 				}
@@ -135,11 +135,14 @@ type writes struct {
 	// otherText is an edit answered with another text than the one it
 	// sent (MSG-EDIT's breach), in words; "" when none was.
 	otherText string
-	// refused is the first write refused (a status other than 2xx), with
-	// the requirement its refusal breaks: a valid send MSG-SEND-200, an
-	// author's edit MSG-EDIT, a mark read UNREAD-MARK-READ.
-	refused *struct{ owner, text string }
+	// refused is the requirement a refused write (a status other than
+	// 2xx, 429 and 503 aside) breaks, by refusalOrder: a valid send MSG-SEND-200, an
+	// author's edit MSG-EDIT, a mark read UNREAD-MARK-READ; "" when none.
+	refused string
 }
+
+// refusalOrder is which refused write names the requirement, first first.
+var refusalOrder = []string{"MSG-SEND-200", "MSG-EDIT", "UNREAD-MARK-READ"}
 
 func (w *writes) fail(format string, args ...any) {
 	w.mu.Lock()
@@ -167,8 +170,11 @@ func (e *Env) do(u int, req client.Request, w *writes, v any) bool {
 			owner = "MSG-SEND-200"
 		}
 		w.mu.Lock()
-		if w.refused == nil && resp.Status != http.StatusTooManyRequests && resp.Status != http.StatusServiceUnavailable {
-			w.refused = &struct{ owner, text string }{owner, text}
+		// The same one whichever writer was answered first: a refused send
+		// before an edit before a mark read.
+		if resp.Status != http.StatusTooManyRequests && resp.Status != http.StatusServiceUnavailable &&
+			(w.refused == "" || slices.Index(refusalOrder, owner) < slices.Index(refusalOrder, w.refused)) {
+			w.refused = owner
 		}
 		w.mu.Unlock()
 		return false

@@ -87,11 +87,14 @@ type Env struct {
 	// stepFails are the steps of other requirements that failed in the
 	// check, noted once the ground under it is probed (see unwind).
 	stepFails *[]stepFail
-	left      *leftover
-	wrote     *checkWrites // the check's acknowledged writes, for the root probe
-	last      *lastCall    // the user and token place of the check's latest call
-	gen       *generated   // the run's generated-request engine, shared by every check
-	early     *early       // answers to reads sent ahead (see readTogether)
+	// rooted says the ground under the check named what broke (see
+	// rootFound): a suspect then explains nothing.
+	rooted *bool
+	left   *leftover
+	wrote  *checkWrites // the check's acknowledged writes, for the root probe
+	last   *lastCall    // the user and token place of the check's latest call
+	gen    *generated   // the run's generated-request engine, shared by every check
+	early  *early       // answers to reads sent ahead (see readTogether)
 }
 
 // NewEnv discovers what the description left out, through o.Client.

@@ -293,14 +293,13 @@ func (e *Env) lacking(req, text string) {
 // it is named before noteBlocker reports it.
 func (e *Env) unwind() {
 	if r := recover(); r != nil {
-		before := *e.blocker
 		e.probeRoot()
 		e.probeUnreadGround()
 		// A breach the check went on past explains a failure after it, of
 		// its own or of a step (another user's unread message that was
 		// answered as the caller's own, say), unless the ground under the
 		// check named what broke.
-		if *e.suspect != "" && *e.blocker == before && *e.judging != *e.suspect {
+		if *e.suspect != "" && (e.rooted == nil || !*e.rooted) && *e.judging != *e.suspect {
 			*e.blocker, *e.judging = *e.suspect, ""
 		}
 		e.noteStepFails(true)

@@ -314,6 +314,9 @@ func (e *Env) roomLists(room, id string, u int) bool {
 // and the check's outcome left as it was.
 func (e *Env) rootFound(req, sig, text string, blocks bool) {
 	e.by("the ground under this check: " + text)
+	if e.rooted != nil {
+		*e.rooted = true
+	}
 	if *e.judging == req || *e.blocker == req {
 		return // the check already fails on the ground itself
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -399,10 +400,25 @@ func (e *Engine) readOne(ctx context.Context, q stateReq) (readValue, error) {
 	v := readValue{value: fmt.Sprint(resp.Status), sent: resp.Sent, read: resp.Read}
 	if resp.Status == 200 {
 		v.value += " " + q.project(resp.Body)
-		v.broken = resp.BrokenOff || !json.Valid(resp.Body) || len(responseViolations(resp)) > 0
+		v.broken = resp.BrokenOff || !json.Valid(resp.Body) || otherKind(resp)
 	}
 	return v, nil
 }
+
+// otherKind reports whether an answer's body is not what the read returns
+// at all: the body, or an item of its list, of another type, or an item
+// without an id. A breach of one field leaves the state readable.
+func otherKind(resp *client.Response) bool {
+	for _, v := range responseViolations(resp) {
+		loc := arrayItem.ReplaceAllString(v.Location, "[]")
+		if (loc == "$" || loc == "$[]") && v.Rule == "type" || (loc == "$.id" || loc == "$[].id") && v.Rule == "required" {
+			return true
+		}
+	}
+	return false
+}
+
+var arrayItem = regexp.MustCompile(`\[\d+\]`)
 
 // snapshotOf puts the answers to a snapshot's reads together, up to the
 // first read without an answer.

@@ -814,7 +814,6 @@ func (m *machine) sendNoText(o op) {
 	}
 }
 
-// page reads a page the model needs, without judging it as a List.
 // decodePage reads a page of messages: a list whose every item carries
 // an id. A list of something else (items wrapped in another object, say)
 // is no page: the sequence cannot go on from it (MSG-LIST's breach).
@@ -826,6 +825,7 @@ func decodePage(resp *client.Response) ([]wireMsg, bool) {
 	return page, true
 }
 
+// page reads a page the model needs, without judging it as a List.
 func (m *machine) page(u int, q url.Values) []wireMsg {
 	resp := m.do(u, client.Request{Method: http.MethodGet, Path: messagesPath(m.cfg.WriteRoom), Query: q})
 	m.wanted(u, resp)
@@ -1080,8 +1080,8 @@ func (m *machine) listed(u int, id string) bool {
 // user u can neither read it by id nor find it among the room's newest 100
 // messages once the lag has passed, the acknowledged send is lost to u
 // (shown to its sender only, say), which is MSG-SEND-STORED's, not the
-// statement of the read that missed it. It is called just before that
-// statement fails, so a conforming server never pays for it.
+// statement of the read that missed it. It is called only where a read
+// has missed a message past the lag, which a conforming server never does.
 func (m *machine) lostTo(u int, k *msg) {
 	if k == nil || !k.visible(m.now(), m.cfg.Eventually) {
 		return

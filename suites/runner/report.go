@@ -197,7 +197,6 @@ func blockByReferences(byID map[string][]CheckResult, cat *spec.Catalogue) {
 			continue
 		}
 		by := req.JudgedAgainst[i]
-		moved := map[string]bool{}
 		for j := range byID[req.ID] {
 			c := &byID[req.ID][j]
 			if c.Outcome != Fail {
@@ -208,14 +207,15 @@ func blockByReferences(byID map[string][]CheckResult, cat *spec.Catalogue) {
 			}
 			c.Outcome, c.BlockedBy = Blocked, by
 			c.Message = cutMessage(fmt.Sprintf("not judged: %s is held to the answers of %s, which fails in this run; this failure may be that defect seen again:\n", req.ID, by) + c.Message)
-			moved[c.Name] = true
 		}
+		// The requirement fails nowhere now: whatever it blocked is
+		// blocked by what blocks it, which does fail.
 		for id, cs := range byID {
 			if id == req.ID {
 				continue
 			}
 			for j := range cs {
-				if cs[j].Outcome == Blocked && cs[j].BlockedBy == req.ID && moved[cs[j].Name] {
+				if cs[j].Outcome == Blocked && cs[j].BlockedBy == req.ID {
 					cs[j].BlockedBy = by
 				}
 			}
