@@ -147,6 +147,7 @@ func (e *Env) probeRoot() {
 	if len(list) == 0 {
 		return
 	}
+	sent := map[string]bool{}        // the messages this check sent
 	last := map[string]write{}       // each message's latest write
 	earlier := map[string][]string{} // the texts each message had before it
 	var order []string
@@ -157,6 +158,7 @@ func (e *Env) probeRoot() {
 			earlier[w.id] = append(earlier[w.id], last[w.id].text)
 		}
 		last[w.id] = w
+		sent[w.id] = sent[w.id] || !w.edit
 	}
 	// An edit is not kept when a read shows a text the message had before
 	// it; a read that shows some other text is about the text (characters
@@ -250,8 +252,11 @@ func (e *Env) probeRoot() {
 		i++
 	}
 	for _, id := range gone[:min(len(gone), maxConfirmed)] {
-		if e.roomLists(last[id].room, id, got[id].reader) {
+		switch {
+		case e.roomLists(last[id].room, id, got[id].reader):
 			unreadable = append(unreadable, id)
+		case sent[id]:
+			lost = append(lost, id) // sent here, edited, and found nowhere
 		}
 	}
 	example := func(ids []string) string {

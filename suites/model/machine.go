@@ -995,6 +995,12 @@ func (m *machine) get(o op) {
 	}
 	m.eventually("MSG-SEND-STORED", target.visible(m.now(), m.cfg.Eventually), !notFound,
 		"message %s, whose send was acknowledged, is not found (%d), by id nor in the room's newest 100 messages", id, resp.Status)
+	if notFound {
+		// Past the lag (a judged statement would have ended the sequence
+		// above): a run that does not judge the send is blocked by it, not
+		// by the read that could not find what was never kept.
+		m.need("MSG-SEND-STORED", false, "message %s, whose send was acknowledged, is not found (%d), by id nor in the room's newest 100 messages", id, resp.Status)
+	}
 	m.eventually("MSG-GET-ONE", target.visible(m.now(), m.cfg.Eventually), ok2xx(resp.Status), "reading message %s of the room answered %d", id, resp.Status)
 	w, ok := decode[wireMsg](resp)
 	m.needAnswer("MSG-GET-ONE", resp, ok, "reading message %s answered %d without a usable message", id, resp.Status)
