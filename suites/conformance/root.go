@@ -240,11 +240,14 @@ func (e *Env) probeRoot() {
 			}
 		}
 	}
-	// A message the room lists to its reader is stored: a read by id that
-	// answers 404 for it is the read's breach, not a lost write.
+	// A message the room lists to its reader, which its writer reads by id
+	// or edited, is stored: a read by id that answers 404 for it is the
+	// read's breach (MSG-GET-ONE), not a lost write. A message only sent,
+	// which even its sender cannot read by id, is another matter: that a
+	// sent message reads back by id is MSG-SEND-STORED's own statement.
 	var unreadable []string
 	for i := 0; i < len(lost) && i < maxConfirmed; {
-		if id := lost[i]; e.roomLists(last[id].room, id, got[id].reader) {
+		if id := lost[i]; got[id].reader != last[id].u && e.roomLists(last[id].room, id, got[id].reader) {
 			unreadable = append(unreadable, id)
 			lost = slices.Delete(lost, i, i+1)
 			continue
