@@ -46,6 +46,7 @@ type write struct {
 	edit     bool
 	text     string // the text the request carried
 	answered string // the text the answer carried ("" when it carried none)
+	other    bool   // an edit answered with another message than the one named
 }
 
 // checkWrites is what a check wrote, in order, and whether it read a message
@@ -98,7 +99,7 @@ func (e *Env) noteWrite(u int, req client.Request, resp *client.Response) {
 	// An edit answered with another message is recorded all the same: its
 	// answer is the edit's own breach (MSG-EDIT), and the message it named
 	// read back with its old text is, besides, an edit not kept.
-	e.wrote.list = append(e.wrote.list, write{u: u, room: m[1], id: id, edit: edit, text: text, answered: got.Text})
+	e.wrote.list = append(e.wrote.list, write{u: u, room: m[1], id: id, edit: edit, text: text, answered: got.Text, other: edit && got.ID != "" && got.ID != id})
 }
 
 // noteGenerated records, for the root probe, a message a generated request
@@ -222,7 +223,7 @@ func (e *Env) probeRoot() {
 		}
 		pending = again
 	}
-	var lost, gone, stale, unedited, other []string
+	var lost, gone, stale, unedited, other, misdirected []string
 	for _, id := range order {
 		s, w := got[id], last[id]
 		switch {
@@ -232,6 +233,8 @@ func (e *Env) probeRoot() {
 			lost = append(lost, id)
 		case s.status == http.StatusNotFound:
 			gone = append(gone, id) // edited, then not found: unless the room lists it, no conclusion
+		case s.status == 200 && s.id == id && w.edit && older(id, s.text) && w.other:
+			misdirected = append(misdirected, id)
 		case s.status == 200 && s.id == id && w.edit && older(id, s.text):
 			if w.answered == w.text {
 				stale = append(stale, id)
@@ -268,6 +271,17 @@ func (e *Env) probeRoot() {
 			return fmt.Sprintf("GET %s/%s as user %d (user %d sent it and reads it)", messagesPath(w.room), ids[0], r+1, w.u+1)
 		}
 		return fmt.Sprintf("GET %s/%s as user %d", messagesPath(w.room), ids[0], w.u+1)
+	}
+	if len(misdirected) > 0 {
+		// The edit answered another message, which is the edit's breach and
+		// whatever the check makes of it; that the message it named kept
+		// its old text is an edit not kept besides: a finding, which
+		// leaves the check's verdict as it is.
+		w := last[misdirected[0]]
+		text := fmt.Sprintf("%d of the messages this check edited were answered as another message and read back by id with their old text: %s answered %q, not %q",
+			len(misdirected), fmt.Sprintf("GET %s/%s as user %d", messagesPath(w.room), misdirected[0], got[misdirected[0]].reader+1), got[misdirected[0]].text, w.text)
+		e.by("the ground under this check: " + text)
+		e.noteSoft(rootStale, "updateChatMessage answered another message, and the one named keeps its old text", text)
 	}
 	lag := ""
 	if e.Eventually > 0 {
