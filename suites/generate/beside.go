@@ -20,6 +20,8 @@ import (
 // turn, inside a quiet window: holding it means every write of the others
 // let through has ended and is in the log, so the difference is held to
 // the complete log once more, and only then put to flickers and blame.
+// The second try of blame (caused) is held to the log the same way: a
+// write of the others answered before the window may show only inside it.
 //
 // What the others' writes account for is decided by ids, never by time
 // or count alone: a request that changes another message than the one
