@@ -64,13 +64,21 @@ type Options struct {
 // Selected returns the faults and variants the options select (Only,
 // Except, VariantsOnly, FaultsOnly), each in name order.
 func (opt Options) Selected() ([]Fault, []Variant) {
+	// matches: x names the fault or variant exactly ("=name"), is part of
+	// its name, or names its origin.
+	matches := func(x, name string, origin Origin) bool {
+		if exact, ok := strings.CutPrefix(x, "="); ok {
+			return name == exact
+		}
+		return strings.Contains(name, x) || string(origin) == x
+	}
 	picks := func(name string, origin Origin) bool {
 		in := false
 		for _, x := range strings.Split(opt.Only, ",") {
-			in = in || strings.Contains(name, x) || string(origin) == x
+			in = in || matches(x, name, origin)
 		}
 		for _, x := range strings.Split(opt.Except, ",") {
-			if x != "" && (strings.Contains(name, x) || string(origin) == x) {
+			if x != "" && matches(x, name, origin) {
 				return false
 			}
 		}

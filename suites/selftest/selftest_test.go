@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,6 +64,37 @@ func TestOnlyThatSelectsNothingIsAnError(t *testing.T) {
 	_, err := Run(context.Background(), Options{Binary: "/nonexistent", Only: "no such fault or variant"})
 	if err == nil || !strings.Contains(err.Error(), "no fault or variant") {
 		t.Fatalf("Run with an empty selection: %v", err)
+	}
+}
+
+// A selection names faults by part of their name, by origin, or exactly
+// with "=": a name with siblings ("#2", ...) selects them all, "=name" the
+// one, in --only and --except alike.
+func TestOnlySelectsByPartOrExactName(t *testing.T) {
+	var base string
+	for _, f := range Faults() {
+		if strings.Contains(f.Name, "#2") {
+			base = strings.TrimSuffix(f.Name, "#2")
+			break
+		}
+	}
+	names := func(o Options) []string {
+		fs, _ := o.Selected()
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Name)
+		}
+		return out
+	}
+	if got := names(Options{Only: base, FaultsOnly: true}); len(got) < 2 {
+		t.Errorf("--only %s selected %v, not its siblings", base, got)
+	}
+	if got := names(Options{Only: "=" + base, FaultsOnly: true}); len(got) != 1 || got[0] != base {
+		t.Errorf("--only =%s selected %v", base, got)
+	}
+	all, exceptOne := names(Options{Only: base, FaultsOnly: true}), names(Options{Only: base, Except: "=" + base, FaultsOnly: true})
+	if len(exceptOne) != len(all)-1 || slices.Contains(exceptOne, base) {
+		t.Errorf("--except =%s left %v of %v", base, exceptOne, all)
 	}
 }
 
