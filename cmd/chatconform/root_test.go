@@ -116,6 +116,19 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 				if rows, ok := v[id+" FAIL"]; ok {
 					t.Errorf("%s fails, though %s: %+v", id, c.why, rows)
 				}
+				// Spared means judged, blocked by a named root, or not
+				// met by the checks the filter runs; not left unjudged
+				// by an error.
+				for _, verdict := range []string{"ERROR", "INCONCLUSIVE"} {
+					if rows, ok := v[id+" "+verdict]; ok {
+						t.Errorf("%s is %s, neither judged nor blocked: %+v", id, verdict, rows)
+					}
+				}
+				for _, q := range v[id+" BLOCKED"] {
+					if q.Outcome == "BLOCKED" && q.BlockedBy == "" {
+						t.Errorf("%s: check %q blocked by nothing named", id, q.Name)
+					}
+				}
 			}
 			if _, ok := v[c.root+" FAIL"]; !ok {
 				t.Errorf("%s does not fail: %+v", c.root, slices.Sorted(maps.Keys(v)))
