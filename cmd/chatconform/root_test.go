@@ -75,39 +75,46 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 		root                string   // the requirement that must fail
 		spared              []string // those that must not
 		why                 string
+		blocked             []string // of the spared, those that must be BLOCKED by root
 	}{
 		// These checks read back by id what they send, a step of MSG-GET-ONE.
 		{"steps", "MSG-SEND-STORED/not-stored", "MSG-SEND-DEFAULTS || MSG-EDIT-V-INC", "MSG-SEND-STORED",
-			[]string{"MSG-GET-ONE"}, "the messages it read back were never stored"},
+			[]string{"MSG-GET-ONE"}, "the messages it read back were never stored", nil},
 		// The generated requests name the messages the engine sent.
 		{"generated", "MSG-SEND-STORED/not-stored", "GEN-VALID-ANSWER", "MSG-SEND-STORED",
-			[]string{"GEN-VALID-ANSWER"}, "the message its requests named was never stored"},
+			[]string{"GEN-VALID-ANSWER"}, "the message its requests named was never stored", nil},
 		// The searches (the model's and the room scope check's) miss others' messages.
 		{"shown to its sender only", "MSG-SEND-STORED/not-stored#2", "SEARCH-Q", "MSG-SEND-STORED",
-			[]string{"SEARCH-Q"}, "the messages it missed were lost to the searcher"},
+			[]string{"SEARCH-Q"}, "the messages it missed were lost to the searcher", nil},
 		// The unread checks count on user 2's message being unread for user 1.
 		{"sent as another user", "MSG-SEND-TEXT/wrong-subject", "UNREAD-CHAT || UNREAD-FLAG", "MSG-SEND-TEXT",
-			[]string{"UNREAD-CHAT", "UNREAD-FLAG", "UNREAD-MARK-READ"}, "the messages it counted on were answered as another sender's"},
+			[]string{"UNREAD-CHAT", "UNREAD-FLAG", "UNREAD-MARK-READ"}, "the messages it counted on were answered as another sender's", nil},
 		// An edit whose answer is the room's newest message.
 		{"edit answered with another message", "MSG-EDIT/wrong-subject#2", "SEARCH-Q || RENDER-LINK", "MSG-EDIT",
-			[]string{"SEARCH-Q", "RENDER-LINK", "RENDER-ISSUE", "META-URLS", "META-ISSUES", "META-MENTIONS"}, "the answer it was held to was another message's"},
+			[]string{"SEARCH-Q", "RENDER-LINK", "RENDER-ISSUE", "META-URLS", "META-ISSUES", "META-MENTIONS"}, "the answer it was held to was another message's", nil},
 		// Reads by id that fail once a message is edited, though the room
 		// lists it: the read's breach, not a lost edit.
 		{"listed but not found by id", "MSG-GET-ONE/not-stored#3", "MSG-EDIT-PERSISTED || GEN-ROUND-TRIP || HTTP-V1-PREFIX", "MSG-GET-ONE",
-			[]string{"MSG-EDIT-PERSISTED", "GEN-ROUND-TRIP", "MSG-SEND-STORED", "HTTP-V1-PREFIX"}, "the room lists the message"},
+			[]string{"MSG-EDIT-PERSISTED", "GEN-ROUND-TRIP", "MSG-SEND-STORED", "HTTP-V1-PREFIX"}, "the room lists the message", nil},
 		// An edit applied to the message after the one named, and answered
 		// with it: the named message keeps its text (an edit not kept), and
 		// the edits refused because the next message is another user's are
 		// MSG-EDIT's, not lost sends or marks.
 		{"an edit stored on the next message", "MSG-EDIT-PERSISTED/wrong-subject", "MSG-EDIT-PERSISTED || MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED",
-			[]string{"MSG-SEND-STORED", "UNREAD-MARK-READ", "MSG-EDIT-V-INC"}, "the edits were applied to another message"},
+			[]string{"MSG-SEND-STORED", "UNREAD-MARK-READ", "MSG-EDIT-V-INC"}, "the edits were applied to another message", nil},
 		// A list whose items are each wrapped in an object: no page at all,
 		// not a page of messages that break their shape or repeat.
 		{"a list of something else", "MSG-LIST/shape#2", "PAGE-UNIQUE || SEARCH-Q || MSG-SHAPE || MSG-META-EMPTY", "MSG-LIST",
-			[]string{"PAGE-UNIQUE", "SEARCH-Q", "MSG-SHAPE", "MSG-META-EMPTY", "MSG-GET-ONE"}, "the list held no messages at all"},
+			[]string{"PAGE-UNIQUE", "SEARCH-Q", "MSG-SHAPE", "MSG-META-EMPTY", "MSG-GET-ONE"}, "the list held no messages at all", nil},
+		// A valid request refused with a status the document does not give
+		// the operation: the status is the operation's (the document
+		// checker's finding), and the generated property that met it is
+		// blocked by it, not failed beside it.
+		{"a valid request refused with an undocumented status", "GEN-NO-5XX/shape#3", "GEN-VALID-ANSWER", "MSG-SEND-200",
+			[]string{"GEN-VALID-ANSWER"}, "the status is the send's, which the document checker reports", []string{"GEN-VALID-ANSWER"}},
 		// A list of another shape one time in a few is no change of state.
 		{"a state read of another shape", "MSG-LIST/intermittent", "GEN-GET-NO-CHANGE || GEN-REFUSED-NO-CHANGE", "MSG-LIST",
-			[]string{"GEN-GET-NO-CHANGE", "GEN-REFUSED-NO-CHANGE"}, "the read that differed broke the document"},
+			[]string{"GEN-GET-NO-CHANGE", "GEN-REFUSED-NO-CHANGE"}, "the read that differed broke the document", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -128,6 +135,11 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 					if q.Outcome == "BLOCKED" && q.BlockedBy == "" {
 						t.Errorf("%s: check %q blocked by nothing named", id, q.Name)
 					}
+				}
+			}
+			for _, id := range c.blocked {
+				if !slices.ContainsFunc(v[id+" BLOCKED"], func(q check) bool { return q.Outcome == "BLOCKED" && q.BlockedBy == c.root }) {
+					t.Errorf("%s is not BLOCKED by %s: %v", id, c.root, slices.Sorted(maps.Keys(v)))
 				}
 			}
 			if _, ok := v[c.root+" FAIL"]; !ok {

@@ -86,6 +86,15 @@ func generatedSpecs(d decl) {
 				// not judged, and block the property by the document's owner
 				// unless another round trip fails it.
 				var unusable []generate.Failure
+				// owned holds the refusals of valid requests with a status the
+				// document does not give the operation: the document checker
+				// reports the status under the operation's requirement, one
+				// finding there, and the property, whose own statement the
+				// refusal breaks too, is blocked by it unless a failure of its
+				// own judges it. A success that breaks the document leaves
+				// the property judged on the rest (its owners judge the
+				// breach).
+				var owned []generate.Failure
 				for _, f := range rep.Failures() {
 					e.noteGenerated(f.Wrote) // for the root probe, should the check fail
 					if f.Unusable != "" {
@@ -94,15 +103,19 @@ func generatedSpecs(d decl) {
 					}
 					if owners := e.documentOwners(f); len(owners) > 0 {
 						e.by(fmt.Sprintf("%s %s: the answer breaks the document, which the document checker reports under %s", f.Property, f.Operation, strings.Join(owners, ", ")))
-						if f.Property == generate.RoundTrip {
-							f.Unusable = owners[0]
+						f.Unusable = owners[0]
+						switch {
+						case f.Property == generate.RoundTrip:
 							unusable = append(unusable, f)
+						case f.Exchange.Status/100 != 2:
+							owned = append(owned, f)
 						}
 						continue
 					}
 					byReq[f.Requirement] = append(byReq[f.Requirement], f.String())
 				}
 				blocked := len(unusable) > 0 && len(byReq[generate.RoundTrip]) == 0
+				ownedOnly := len(owned) > 0 && len(byReq[p.ID]) == 0
 				// A refusal of the caller's token that GET /v1/user accepts right
 				// after belongs to the token's place, which this property does
 				// not own: a finding of that requirement, the property judged on
@@ -117,7 +130,7 @@ func generatedSpecs(d decl) {
 				// Those that hold first, so a failure of one leaves the others
 				// judged; then the failing ones, the document's own first.
 				for _, r := range all {
-					if len(byReq[r]) == 0 && !(blocked && r == generate.RoundTrip) {
+					if len(byReq[r]) == 0 && !(blocked && r == generate.RoundTrip) && !(ownedOnly && r == p.ID) {
 						e.verifies(r, func() {})
 					}
 				}
@@ -125,6 +138,12 @@ func generatedSpecs(d decl) {
 					if texts := byReq[r]; len(texts) > 0 {
 						e.verifies(r, func() { e.fail(fmt.Sprintf("%d operation(s) break %s:\n%s", len(texts), r, strings.Join(texts, "\n"))) })
 					}
+				}
+				if ownedOnly {
+					f := owned[0]
+					e.step(f.Unusable, func() {
+						e.fail(fmt.Sprintf("%d valid generated request(s) refused with a status the document does not give; the first, under %s, which the document checker reports:\n%s", len(owned), f.Unusable, f.String()))
+					})
 				}
 				if blocked {
 					f := unusable[0]
@@ -148,15 +167,31 @@ func generatedSpecs(d decl) {
 }
 
 // documentOwners returns the requirements the document checker reports a
-// failure under when the failure is a 2xx answer that breaks the document
-// in ways each owned by a requirement of the catalogue (a send answered
-// 201 is MSG-SEND-200's wherever it is met): one defect, one finding.
-// It returns nil when some violation has no owner but the property.
+// failure under when the failure is an answer that breaks the document in
+// ways each owned by a requirement of the catalogue (a send answered 201
+// is MSG-SEND-200's wherever it is met; a valid list request answered with
+// a status the document does not give the list is MSG-LIST's): one
+// defect, one finding. It returns nil when the answer breaks nothing of
+// the document (a valid request refused with a documented status: the
+// property's own finding), or when some violation has no owner but the
+// property.
 func (e *Env) documentOwners(f generate.Failure) []string {
 	x := f.Exchange
-	// A valid request's success, or a round trip's success that carried
-	// no message id (the only round-trip failure that wrote nothing).
-	if !(f.Property == generate.ValidAnswer || f.Property == generate.RoundTrip && f.Wrote == nil) || x == nil || x.Status/100 != 2 {
+	// A valid request's success, a refusal of it held to the property
+	// itself (a token refused is its place's, see refusedAccepted), or a
+	// round trip's success that carried no message id (the only round-trip
+	// failure that wrote nothing).
+	ok := x != nil && x.Status/100 == 2
+	switch {
+	case x == nil:
+	case f.Property == generate.ValidAnswer:
+		ok = ok || f.Requirement == generate.ValidAnswer
+	case f.Property == generate.RoundTrip:
+		ok = ok && f.Wrote == nil
+	default:
+		ok = false
+	}
+	if !ok {
 		return nil
 	}
 	var owners []string
