@@ -112,6 +112,11 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 		// blocked by it, not failed beside it.
 		{"a valid request refused with an undocumented status", "GEN-NO-5XX/shape#3", "GEN-VALID-ANSWER", "MSG-SEND-200",
 			[]string{"GEN-VALID-ANSWER"}, "the status is the send's, which the document checker reports", []string{"GEN-VALID-ANSWER"}},
+		// GET /v1/user answers another user than the description gives the
+		// token: who the caller is is unknown, and the senders and one-to-one
+		// rooms the history checker would judge by it are not judged.
+		{"the current user answered as another", "AUTH-CURRENT-USER/wrong-subject#2", "AUTH-CURRENT-USER || MSG-SEND-TEXT || ROOM-ONE-TO-ONE || ROOM-STABLE", "AUTH-CURRENT-USER",
+			[]string{"MSG-SEND-TEXT", "ROOM-ONE-TO-ONE", "ROOM-STABLE"}, "the history checker took the answer's user for the caller", nil},
 		// A list of another shape one time in a few is no change of state.
 		{"a state read of another shape", "MSG-LIST/intermittent", "GEN-GET-NO-CHANGE || GEN-REFUSED-NO-CHANGE", "MSG-LIST",
 			[]string{"GEN-GET-NO-CHANGE", "GEN-REFUSED-NO-CHANGE"}, "the read that differed broke the document", nil},

@@ -199,6 +199,12 @@ type Options struct {
 	// MaxPerRequirement bounds the contradictions reported per requirement;
 	// 0 means 5. The last one kept says how many more were found.
 	MaxPerRequirement int
+	// UserIDs are the ids the target's description gives its users, by
+	// token index ("" where it gives none). A token answered as another
+	// user than its description says is no known user: the current user's
+	// answers are wrong (AUTH-CURRENT-USER's), and nothing is judged by who
+	// the caller is (see tokenUserID).
+	UserIDs []string
 }
 
 // Exchange identifies one exchange of a contradiction.

@@ -54,6 +54,15 @@ func TestSendAnswer(t *testing.T) {
 			h.get(-96, -95, 1, "/v1/user", `[{"id":"u1","username":"ada","displayName":"Ada","url":"/ada"}]`)
 			send(h, 0, 10, 1, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"})
 		}},
+		{name: "tokens answered as other users than described: the current user is wrong, and no sender is judged by it",
+			opt: Options{UserIDs: []string{"u2", "u3"}}, run: func(h *hist) {
+				send(h, 0, 10, 0, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"})
+				send(h, 20, 30, 1, `{"text":"hello m2"}`, M{ID: "m2", From: "u3"})
+			}},
+		{name: "tokens answered as the users described: senders are judged", opt: Options{UserIDs: []string{"u1", ""}}, run: func(h *hist) {
+			send(h, 0, 10, 0, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"})
+			send(h, 20, 30, 1, `{"text":"hello m2"}`, M{ID: "m2", From: "u1"})
+		}, want: []string{MsgSendText, MsgSendText}},
 		{name: "a send of a token no GET /v1/user named is not held to its sender", run: func(h *hist) {
 			send(h, 0, 10, 2, `{"text":"hello m1"}`, M{ID: "m1", From: "u2"})
 		}},

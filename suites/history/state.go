@@ -245,9 +245,10 @@ func (st *state) read(msg int32, user int16, create bool) *readState {
 // tokenUserID is the id of the user token i authenticates, "" if unknown.
 //
 // A token is taken to be a user only while the answers agree: when two
-// tokens were answered the same user, or one token two users, the current
-// user's answers are wrong (AUTH-CURRENT-USER's, judged by its checks), and
-// nothing here is judged by who the caller is.
+// tokens were answered the same user, one token two users, or a token
+// another user than the description gives it (Options.UserIDs), the
+// current user's answers are wrong (AUTH-CURRENT-USER's, judged by its
+// checks), and nothing here is judged by who the caller is.
 func (st *state) tokenUserID(i int16) string {
 	if i < 0 || int(i) >= len(st.tokenUser) || st.tokenUser[i] < 0 {
 		return ""
@@ -320,6 +321,8 @@ func (st *state) merge(o *client.Observed, op opKind, p pathParams, f *facts, pa
 					st.tokenUser = append(st.tokenUser, -1)
 				}
 				switch t := st.tokenUser[e.user]; {
+				case int(e.user) < len(st.opt.UserIDs) && st.opt.UserIDs[e.user] != "" && st.opt.UserIDs[e.user] != st.users[u].id:
+					st.tokenUser[e.user] = -2 // answered as another user than described: not known
 				case t == -1:
 					st.tokenUser[e.user] = u
 				case t >= 0 && t != u:

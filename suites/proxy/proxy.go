@@ -217,7 +217,7 @@ func Start(cfg Config) (*Proxy, error) {
 	p.out = p.tok.redactor().Writer(cfg.Out)
 	if p.judge, err = record.NewJudge(record.JudgeOptions{Profile: cfg.Profile, Eventually: cfg.Eventually, Started: p.t0,
 		Redactors: p.tok.redactor, ResponseHeaders: true, ClientSide: true, Examples: cfg.Examples, HistoryWindow: cfg.HistoryWindow,
-		Shared: true}); err != nil {
+		Shared: true, UserIDs: record.UserIDs(cfg.Target)}); err != nil {
 		return nil, err
 	}
 	p.rp = &httputil.ReverseProxy{

@@ -94,6 +94,9 @@ type JudgeOptions struct {
 	// Index keeps the number of every exchange, so that history findings
 	// name exchanges by number (a record); it grows with the exchanges.
 	Index bool
+	// UserIDs are the ids the target's description gives its users (see
+	// history.Options.UserIDs).
+	UserIDs []string
 }
 
 // Ref names one exchange of a finding.
@@ -257,7 +260,7 @@ func NewJudge(opt JudgeOptions) (*Judge, error) {
 func (j *Judge) newHistory() *history.Checker {
 	return history.New(history.Options{Eventually: j.opt.Eventually, Shared: j.opt.Shared, Profile: string(j.opt.Profile),
 		Redact:            func(s string) string { return j.red().String(s) },
-		MaxPerRequirement: j.opt.Examples})
+		MaxPerRequirement: j.opt.Examples, UserIDs: j.opt.UserIDs})
 }
 
 // red is the redactor of the moment.

@@ -119,6 +119,19 @@ func Describe(d *target.Description, red *client.Redactor) *target.Description {
 	return out
 }
 
+// UserIDs are the ids a description gives its users, by index ("" where
+// it gives none); nil for no description.
+func UserIDs(d *target.Description) []string {
+	if d == nil {
+		return nil
+	}
+	ids := make([]string, len(d.Users))
+	for i, u := range d.Users {
+		ids[i] = u.ID
+	}
+	return ids
+}
+
 // Digests are SHA-256 digests (hex) of what a run is judged by.
 type Digests struct {
 	Core      string `json:"openapiCore"`

@@ -73,7 +73,7 @@ func Replay(r io.Reader, version string) (*Replayed, error) {
 		return nil, fmt.Errorf("record header: %w", err)
 	}
 	j, err := NewJudge(JudgeOptions{Profile: p, MountPath: h.MountPath, Eventually: h.Eventually, Shared: h.Shared, Started: h.Started,
-		Redactor: client.NewRedactor(), ResponseHeaders: h.ResponseHeaders, Index: true})
+		Redactor: client.NewRedactor(), ResponseHeaders: h.ResponseHeaders, Index: true, UserIDs: UserIDs(h.Described)})
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func NewWriter(w io.Writer, h Header, red *client.Redactor, judge bool) (*Writer
 	wr.enc.SetEscapeHTML(false)
 	if judge {
 		if wr.judge, err = NewJudge(JudgeOptions{Profile: profileOf(h.Profile), MountPath: h.MountPath, Eventually: h.Eventually,
-			Shared: h.Shared, Started: t0, Redactor: red, ResponseHeaders: h.ResponseHeaders, Index: true}); err != nil {
+			Shared: h.Shared, Started: t0, Redactor: red, ResponseHeaders: h.ResponseHeaders, Index: true, UserIDs: UserIDs(h.Described)}); err != nil {
 			return nil, err
 		}
 	}

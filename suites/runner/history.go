@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/chatrooms/conformance/suites/record"
 	"strings"
 	"time"
 
@@ -30,7 +31,11 @@ func newHistory(cfg Config, red *client.Redactor, bundled bool) *history.Checker
 	if ev == 0 {
 		ev = defaultEventually
 	}
-	return history.New(history.Options{Eventually: ev, Profile: string(cfg.Profile), Redact: red.String, Shared: !bundled})
+	var ids []string
+	if !bundled && cfg.Target != nil { // as a record keeps them (record.Describe): none for the bundled server
+		ids = record.UserIDs(cfg.Target)
+	}
+	return history.New(history.Options{Eventually: ev, Profile: string(cfg.Profile), Redact: red.String, Shared: !bundled, UserIDs: ids})
 }
 
 // historyChecks turns what the run's history says into check results by
