@@ -1,9 +1,12 @@
 package conformance
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/chatrooms/conformance/spec"
+	"github.com/chatrooms/conformance/suites/client"
+	"github.com/chatrooms/conformance/suites/generate"
 )
 
 func TestBlameNamesTheRequirementAViolationBreaks(t *testing.T) {
@@ -80,6 +83,37 @@ func TestAStructuralViolationAnswersForTheRest(t *testing.T) {
 		e.attribute("listMessages", []spec.Violation{meta, noID})
 		if *e.judging != tc.judged || *e.blocker != tc.blocked {
 			t.Errorf("check of %v: judged %q blocked by %q, want %q and %q", tc.ids, *e.judging, *e.blocker, tc.judged, tc.blocked)
+		}
+	}
+}
+
+// A generated failure is filed under the document's owners only when that
+// report is its one finding: a valid request answered with a status its
+// operation does not document is the operation's; one refused with a
+// documented status stays the property's, whatever else the refusal's
+// body breaks; a token refused is its place's, never the operation's.
+func TestDocumentOwnersOfAGeneratedFailure(t *testing.T) {
+	e := &Env{Options: Options{Profile: spec.Reference}}
+	status := spec.Violation{Side: "response", Location: "status", Rule: "status"}
+	body := spec.Violation{Side: "response", Location: "$.error", Rule: "required"}
+	failure := func(code int, requirement string, vs ...spec.Violation) generate.Failure {
+		return generate.Failure{Property: generate.ValidAnswer, Requirement: requirement, Operation: "listMessages",
+			Exchange: &client.Exchange{Operation: "listMessages", Status: code, Violations: vs}}
+	}
+	for _, tc := range []struct {
+		name string
+		f    generate.Failure
+		want string
+	}{
+		{"undocumented status", failure(504, generate.ValidAnswer, status), "MSG-LIST"},
+		{"undocumented status and a broken body", failure(502, generate.ValidAnswer, body, status), "MSG-LIST"},
+		{"documented refusal with a broken body", failure(404, generate.ValidAnswer, body), ""},
+		{"documented refusal", failure(400, generate.ValidAnswer), ""},
+		{"a token refused", failure(401, "AUTH-BEARER", status), ""},
+	} {
+		got := strings.Join(e.documentOwners(tc.f), ",")
+		if got != tc.want {
+			t.Errorf("%s: owners %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -167,31 +167,37 @@ func generatedSpecs(d decl) {
 }
 
 // documentOwners returns the requirements the document checker reports a
-// failure under when the failure is an answer that breaks the document in
-// ways each owned by a requirement of the catalogue (a send answered 201
-// is MSG-SEND-200's wherever it is met; a valid list request answered with
-// a status the document does not give the list is MSG-LIST's): one
-// defect, one finding. It returns nil when the answer breaks nothing of
-// the document (a valid request refused with a documented status: the
-// property's own finding), or when some violation has no owner but the
-// property.
+// failure under, when that report is the failure's one finding: a success
+// that breaks the document in ways each owned by a requirement of the
+// catalogue (a send answered 201 is MSG-SEND-200's wherever it is met), or
+// a valid request answered with a status the document does not give its
+// operation (the operation's requirement, which the status breaks). It
+// returns nil otherwise: a valid request refused with a documented status
+// is the property's own finding, whatever else its answer breaks, as is a
+// success with a breach no requirement owns but the property.
 func (e *Env) documentOwners(f generate.Failure) []string {
 	x := f.Exchange
-	// A valid request's success, a refusal of it held to the property
-	// itself (a token refused is its place's, see refusedAccepted), or a
-	// round trip's success that carried no message id (the only round-trip
-	// failure that wrote nothing).
-	ok := x != nil && x.Status/100 == 2
 	switch {
 	case x == nil:
-	case f.Property == generate.ValidAnswer:
-		ok = ok || f.Requirement == generate.ValidAnswer
-	case f.Property == generate.RoundTrip:
-		ok = ok && f.Wrote == nil
+		return nil
+	case x.Status/100 != 2:
+		// Only the status is the finding of a refusal (a token refused is
+		// its place's, see refusedAccepted: not the property's own).
+		if f.Property != generate.ValidAnswer || f.Requirement != generate.ValidAnswer {
+			return nil
+		}
+		for _, v := range x.Violations {
+			if v.Side == "response" && v.Rule == "status" {
+				if id := DocumentBlame(x, v, e.Profile); id != "" {
+					return []string{id}
+				}
+			}
+		}
+		return nil
+	case f.Property == generate.ValidAnswer, f.Property == generate.RoundTrip && f.Wrote == nil:
+		// A valid request's success, or a round trip's success that carried
+		// no message id (the only round-trip failure that wrote nothing).
 	default:
-		ok = false
-	}
-	if !ok {
 		return nil
 	}
 	var owners []string
