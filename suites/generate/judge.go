@@ -680,7 +680,7 @@ const settlePoll = 200 * time.Millisecond
 // answer was read at written): until it does, or until Config.Settle
 // after the write, two reads that agree are not yet settled, for an
 // eventually consistent server may show the write between them and the
-// next read.
+// next read; settle then gives up 2×Config.Settle after the write.
 func (e *Engine) settle(ctx context.Context, cs *testCase, shown func(snapshot) bool, written time.Time) (s snapshot, ok bool, err error) {
 	prev, err := e.state(ctx, cs, true)
 	if err != nil {

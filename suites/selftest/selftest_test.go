@@ -78,6 +78,9 @@ func TestOnlySelectsByPartOrExactName(t *testing.T) {
 			break
 		}
 	}
+	if base == "" {
+		t.Fatal("no fault has a sibling (#2) to select")
+	}
 	names := func(o Options) []string {
 		fs, _ := o.Selected()
 		var out []string
