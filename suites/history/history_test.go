@@ -273,6 +273,17 @@ func TestPersisted(t *testing.T) {
 			base(h)
 			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", Text: "b", V: 2, Extra: `,"meta":{"mentions":1}`}.String())
 		}, want: []string{MsgStable}},
+		{name: "the edited text with another html under the edit's v: one v rendered two ways, not an edit lost", run: func(h *hist) {
+			h.ex(0, 10, 0, "POST", r1, 200, `{"text":"a"}`, M{ID: "m1", Text: "a"}.String())
+			h.ex(20, 30, 0, "PUT", r1+"/m1", 200, `{"text":"b"}`, M{ID: "m1", Text: "b", HTML: "a", V: 2}.String()) // the html of the text before
+			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", Text: "b", V: 2}.String())
+		}, want: []string{MsgStable}},
+		{name: "a text written again by a later edit, read under that edit's v with another html: no v moved", run: func(h *hist) {
+			base(h)
+			h.ex(40, 50, 0, "PUT", r1+"/m1", 200, `{"text":"c"}`, M{ID: "m1", Text: "c", V: 3}.String())
+			h.ex(60, 70, 0, "PUT", r1+"/m1", 200, `{"text":"b"}`, M{ID: "m1", Text: "b", HTML: "c", V: 4}.String())
+			h.get(80, 90, 1, r1+"/m1", M{ID: "m1", Text: "b", V: 4}.String())
+		}, want: []string{MsgStable}},
 		{name: "a second edit to the same text answers the same v with a later editedAt: the edit's breach, not a changed message", run: func(h *hist) {
 			base(h)
 			h.ex(40, 50, 0, "PUT", r1+"/m1", 200, `{"text":"b"}`, M{ID: "m1", Text: "b", V: 2, EditedAt: "2026-11-02T09:00:00.045Z"}.String())

@@ -694,7 +694,13 @@ func editedText(m *msgState, mf *msgFact, anyV bool) *editRec {
 //     it other content: what the edit answered is not what was kept
 //     (MSG-EDIT-PERSISTED), or, when the edit's answer did not carry the
 //     text asked for (MSG-EDIT, reported by editAnswer), the edit's answer
-//     was the wrong one and nothing more is said.
+//     was the wrong one and nothing more is said. When the later answer
+//     gives the text the edit answered, only what is derived from it
+//     (html, metadata) differs: the edit was kept, and one v shows two
+//     renderings of one text (MSG-STABLE).
+//   - A text an edit answered under one v and shown under another moved
+//     between versions (MSG-EDIT-V-INC), unless an edit of that other v
+//     wrote the same text again.
 func (st *state) versionDiffers(m *msgState, ver *verState, mf *msgFact, id int32, differ string, textual bool) {
 	edit := func(x int32) bool {
 		e := &st.ex[x]
@@ -702,6 +708,10 @@ func (st *state) versionDiffers(m *msgState, ver *verState, mf *msgFact, id int3
 	}
 	answeredBefore := slices.ContainsFunc(m.edits, func(ed editRec) bool { return ed.hasV && ed.v == mf.v && ed.ex != ver.first })
 	moved := editedText(m, mf, false) // an edit's text, shown under another v than the edit answered
+	if moved != nil && slices.ContainsFunc(m.edits, func(ed editRec) bool { return ed.hasV && ed.v == mf.v && ed.hasText && ed.text == mf.text }) {
+		moved = nil // an edit of this v wrote that text too (a text written again): no v moved
+	}
+	sameText := mf.hasText && ver.hasText && mf.text == ver.text
 	switch {
 	case !textual && !answeredBefore: // the same text and html, and no second edit of that v: no edit's doing
 		if st.once(m, MsgStable) {
@@ -727,7 +737,7 @@ func (st *state) versionDiffers(m *msgState, ver *verState, mf *msgFact, id int3
 			st.found.add(MsgEditVInc, []int32{ver.first, by}, "The edit %s answered message %s with v %d, the v %s gave it with another %s: an edit raises v, so no two contents share one.",
 				st.desc(by), quote(m.id), mf.v, st.desc(ver.first), differ)
 		}
-	case edit(ver.first):
+	case edit(ver.first) && !sameText:
 		if m.reported&reqBit(MsgEdit) != 0 {
 			return // the edit's answer was the wrong one, and is reported
 		}
