@@ -168,9 +168,9 @@ func TestVerifyRefusesForgedAttestationsOfPlantedDefects(t *testing.T) {
 	}
 }
 
-// A run that judged two requirements (--label-filter) is no claim of
-// conformance: refused by default, accepted with --min-judged 1% (its two
-// verdicts are re-derived: no --accept-signed is needed).
+// A run that judged three requirements (--label-filter) is no claim of
+// conformance: refused by default, accepted with --min-judged 1% (its
+// three verdicts are re-derived: no --accept-signed is needed).
 func TestVerifyRefusesANarrowRunUnlessMinJudged(t *testing.T) {
 	srv, err := bundled.Start(4, reference.Config{})
 	if err != nil {
@@ -182,11 +182,11 @@ func TestVerifyRefusesANarrowRunUnlessMinJudged(t *testing.T) {
 		Bundled  bool
 		Coverage struct{ Judged, Total int }
 	}
-	if err := json.Unmarshal(mustRead(t, a.report), &rep); err != nil || a.code != 0 || rep.Bundled || rep.Coverage.Judged != 2 {
+	if err := json.Unmarshal(mustRead(t, a.report), &rep); err != nil || a.code != 0 || rep.Bundled || rep.Coverage.Judged != 3 {
 		t.Fatalf("the narrow run: %v, exit %d, %+v\n%s", err, a.code, rep, a.out)
 	}
 	code, out := a.verifyCmd(t, a.att)
-	says(t, "by default", code, 1, out, "REFUSED (--min-judged accepts it): the run judged 2 of the ", "a claim of conformance judges every one")
+	says(t, "by default", code, 1, out, "REFUSED (--min-judged accepts it): the run judged 3 of the ", "a claim of conformance judges every one")
 	saysWhatItChecked(t, "by default", out)
 	if strings.Contains(out, "--allow-bundled") || strings.Contains(out, "--allow-other-catalogue") {
 		t.Errorf("a run of a named target is refused as bundled or of another catalogue:\n%s", out)
@@ -195,9 +195,11 @@ func TestVerifyRefusesANarrowRunUnlessMinJudged(t *testing.T) {
 	says(t, "--min-judged 50%", code, 1, out, "REFUSED (--min-judged accepts it): ", "--min-judged 50% asks for 50%")
 	code, out = a.verifyCmd(t, a.att, "--min-judged", "1%")
 	says(t, "--min-judged 1%", code, 0, out, "allowed (--min-judged): ", "--min-judged 1% accepts it", "OK: the signature holds, the record is the one signed",
-		"2 verdicts re-derived from the record, 0 taken on trust")
-	code, out = a.verifyCmd(t, a.att, "--min-judged", "2")
-	says(t, "--min-judged 2", code, 0, out, "OK: ")
+		"3 verdicts re-derived from the record, 0 taken on trust")
+	code, out = a.verifyCmd(t, a.att, "--min-judged", "3")
+	says(t, "--min-judged 3", code, 0, out, "OK: ")
+	code, out = a.verifyCmd(t, a.att, "--min-judged", "4", "--accept-signed")
+	says(t, "--min-judged 4", code, 1, out, "REFUSED (--min-judged accepts it): ")
 	if code, out := a.verifyCmd(t, a.att, "--min-judged", "most"); code != 2 || !strings.Contains(out, "--min-judged") {
 		t.Errorf("--min-judged most: exit %d\n%s", code, out)
 	}

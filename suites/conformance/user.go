@@ -44,9 +44,12 @@ func userSpecs(d decl) {
 			}
 		})
 
-		d.it("identifies the token's own user, a different one for each token", reqs("AUTH-CURRENT-USER"), func(e *Env) {
+		d.it("identifies the token's own user, a different one for each token", reqs("AUTH-CURRENT-USER", "USER-GET-ARRAY"), func(e *Env) {
 			// Each token twice, in turn: the answer is the token's user on
-			// every read, not on most of them.
+			// every read, not on most of them. An answer naming another
+			// user breaks two statements at once: the token stands for its
+			// owner (AUTH-CURRENT-USER), and GET /v1/user answers the
+			// token's user (USER-GET-ARRAY).
 			for round := range 2 {
 				seen := map[string]int{}
 				for u := range e.Users {

@@ -552,8 +552,17 @@ func projectUnread(b []byte) string {
 	if json.Unmarshal(b, &u) != nil {
 		return string(b)
 	}
-	slices.Sort(u.Chat)
-	slices.Sort(u.Mention)
+	// The state is which messages are unread: an answer that names one
+	// twice, or gives null for none, breaks the document (or the counts)
+	// and is judged there; it shows the same state.
+	u.Chat = slices.Compact(slices.Sorted(slices.Values(u.Chat)))
+	u.Mention = slices.Compact(slices.Sorted(slices.Values(u.Mention)))
+	if u.Chat == nil {
+		u.Chat = []string{}
+	}
+	if u.Mention == nil {
+		u.Mention = []string{}
+	}
 	out, _ := json.Marshal(u)
 	return string(out)
 }

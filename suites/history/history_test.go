@@ -618,6 +618,7 @@ func TestListFlicker(t *testing.T) {
 		h.get(start, start+5, user, "/v1/user/me/"+list, "["+strings.Join(rs, ",")+"]")
 	}
 	shared := Options{Shared: true, Eventually: 50 * time.Millisecond}
+	quick := Options{Eventually: 50 * time.Millisecond}
 	runCases(t, []historyCase{
 		{name: "a one-to-one room left out of one answer in between", run: func(h *hist) {
 			rooms(h, 0, 0, "rooms", dm, org)
@@ -643,6 +644,43 @@ func TestListFlicker(t *testing.T) {
 			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")
 			rooms(h, 10, 0, "rooms", org)
 			rooms(h, 20, 0, "rooms", dm, org)
+		}},
+		{name: "a hidden room shown again between two answers that leave it out", opt: quick, run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")
+			rooms(h, 100, 0, "rooms", org)
+			rooms(h, 110, 0, "rooms", dm, org)
+			rooms(h, 120, 0, "rooms", org)
+		}, want: []string{RoomHide}},
+		{name: "a hidden room shown again within Eventually of the hide", opt: quick, run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")
+			rooms(h, 10, 0, "rooms", org)
+			rooms(h, 20, 0, "rooms", dm, org)
+			rooms(h, 120, 0, "rooms", org)
+		}},
+		{name: "a hidden room back, then hidden again", opt: quick, run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")
+			rooms(h, 100, 0, "rooms", org)
+			rooms(h, 110, 0, "rooms", dm, org)
+			h.ex(116, 118, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")
+			rooms(h, 200, 0, "rooms", org)
+		}},
+		{name: "a hidden room the run posted in may come back", opt: quick, run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")
+			rooms(h, 100, 0, "rooms", org)
+			h.ex(104, 106, 1, "POST", "/v1/rooms/d1/chatMessages", 200, `{"text":"a"}`, M{ID: "m1", Text: "a", From: "u2"}.String())
+			rooms(h, 110, 0, "rooms", dm, org)
+			rooms(h, 120, 0, "rooms", org)
+		}},
+		{name: "a refused hide may have hidden the room or not: neither rule judges it", opt: quick, run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 500, "", `{"error":"x"}`)
+			rooms(h, 100, 0, "rooms", org)
+			rooms(h, 110, 0, "rooms", dm, org)
+			rooms(h, 120, 0, "rooms", org)
 		}},
 		{name: "a room another user hid", run: func(h *hist) {
 			rooms(h, 0, 0, "rooms", dm, org)

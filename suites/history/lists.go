@@ -121,6 +121,9 @@ func (c *checker) flicker(k listKey, h *listHist, id string) {
 		}
 		for _, w := range r.writes {
 			if x := &c.st.ex[w]; x.op == opHide && (x.subject == k.user || x.user == k.user || x.subject < 0) {
+				if k.op == opRooms {
+					c.hiddenShown(k, h, id, r)
+				}
 				return
 			}
 		}
@@ -161,6 +164,71 @@ func (c *checker) flicker(k listKey, h *listHist, id string) {
 				if c.found.note(req) {
 					c.found.add(req, []int32{a, b, x}, "%s %s is in user %d's %s %s, left out of %s, and back in %s; no request of the run hid it, so it was the user's all along and the answer in between left it out.",
 						what, quote(id), k.user+1, list, c.st.desc(a), c.st.desc(b), c.st.desc(x))
+				}
+				return
+			}
+		}
+	}
+}
+
+// hiddenShown judges a room a request of the run hid for the user: once an
+// answer of the user's rooms list has left it out after the hide, an
+// answer that holds it again with one after that leaving it out once more,
+// and no hide of the room in between, showed a hidden room (ROOM-HIDE).
+// Whether something brings a hidden room back is not stated (a post in
+// it, say), but nothing but a hide takes it out again. Answers starting
+// within Eventually of a hide are not judged, and a room the run wrote in
+// otherwise (a send, an edit, a mark read) is not judged at all.
+func (c *checker) hiddenShown(k listKey, h *listHist, id string, r *roomState) {
+	var hides []int32
+	for _, w := range r.writes {
+		x := &c.st.ex[w]
+		if x.op != opHide {
+			return
+		}
+		if x.subject == k.user || x.user == k.user || x.subject < 0 {
+			hides = append(hides, w)
+		}
+	}
+	hid := func(x int32) bool { // a 2xx hide ended at least Eventually before x began
+		for _, w := range hides {
+			if c.st.ex[w].status/100 == 2 && c.end(w)+c.lag < c.start(x) {
+				return true
+			}
+		}
+		return false
+	}
+	hideBetween := func(from, to int32) bool { // a hide that may fall between the two answers
+		for _, w := range hides {
+			if c.start(w) < c.end(to) && c.end(w) > c.start(from) {
+				return true
+			}
+		}
+		return false
+	}
+	in := make(map[int32]bool, len(h.present[id]))
+	for _, x := range h.present[id] {
+		in[x] = true
+	}
+	for _, b := range h.present[id] {
+		if !hid(b) {
+			continue
+		}
+		a := int32(-1)
+		for _, x := range h.answers {
+			if !in[x] && hid(x) && c.end(x) < c.start(b) && !hideBetween(x, b) {
+				a = x
+				break
+			}
+		}
+		if a < 0 {
+			continue
+		}
+		for _, x := range h.answers {
+			if !in[x] && c.start(x) > c.end(b) && !hideBetween(b, x) {
+				if c.found.note(RoomHide) {
+					c.found.add(RoomHide, []int32{a, b, x}, "Room %s, which the run hid for user %d, is left out of user %d's rooms list %s, back in %s and left out again in %s, with no hide in between: nothing but a hide takes a room out, so the answer in between showed a hidden room.",
+						quote(id), k.user+1, k.user+1, c.st.desc(a), c.st.desc(b), c.st.desc(x))
 				}
 				return
 			}

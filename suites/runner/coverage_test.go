@@ -30,7 +30,7 @@ var skipReasons = []struct{ format, instance, cause string }{
 	{"no second room of user 1 is known (rooms: in the target description) to tell rooms apart", "", "no second room of user 1 known (besides write_room and hide_room)"},
 	{"the write room is in none of user %d's lists", "the write room is in none of user 2's lists", "the write room is missing from a described user's lists"},
 	{"the room carries neither unreadItems nor mentions", "", "the target's room entries carry neither unreadItems nor mentions"},
-	{"every room besides the write room carries neither unreadItems nor mentions, or its unread lists cannot be read by the users who are shown it", "", "the target's room entries carry neither unreadItems nor mentions"},
+	{"every room besides the write room carries neither unreadItems nor mentions, or its unread lists cannot be read by the users who are shown it, or they moved on every read", "", "the target's room entries carry neither unreadItems nor mentions"},
 }
 
 // Every skip reason is listed under its own cause, with advice that names

@@ -19,11 +19,9 @@ var survivorReasons = map[string]string{
 	// before any check changed (56 of 73 by default, 60 with --full); the
 	// survivors of the rules built after it keep their reasons here.
 	"SEARCH-Q/ignores-input#12":          "not checked, on purpose (held out, seventh set): words shorter than four letters are never found; whether a search finds short words is not stated (full-text engines commonly index only words of some minimum length), so searches look for long words only",
-	"MSG-STABLE/intermittent#2":          "attribution (held out, seventh set): one edit answer in four carries the html of the text before the edit; the history checker files a later read's newer html under MSG-EDIT-PERSISTED and the rendering check the stale html under RENDER-ESCAPE, both statements the same answers break",
 	"PAGE-BEFOREID-WALK/ignores-input#5": "draws (held out, seventh set): beforeId naming a status update answers an empty page; since the eighth round a walk that ends before messages skip still reaches is the walk's finding (PAGE-BEFOREID-WALK), and the fault shows when a walk's cursor falls on a status update (seed 1 does)",
 	"RENDER-LINK/intermittent#2":         "intermittent (held out, seventh set): one send answer in five carries html without any markup; since the eighth round the model's rendering area is drawn again without the requirement it found first (RENDER-MENTION), so RENDER-LINK is judged when the broken answer holds a link (seed 1 does)",
 	"UNREAD-READBY/intermittent#2":       "caught under another id (held out, seventh set): one message list in six gives readBy 0 everywhere; the generated checks that read state around each request see readBy fall, while UNREAD-READBY's rule that readBy never goes down allows a stale answer for --eventually after the higher one",
-	"UNREAD-ROOM-COUNTS/intermittent#3":  "attribution (held out, seventh set): one unread list in five holds each id twice; the document checker files the repeated ids under UNREAD-SHAPE, the list's own shape, before any count is compared",
 	// The sixth held-out set (origin HeldOut6), written blind and measured
 	// before any check changed (44 of 61 by default, 48 with --full); the
 	// survivors of the rules built after it keep their reasons here.
@@ -62,7 +60,6 @@ var survivorReasons = map[string]string{
 	"UNREAD-CHAT/not-stored#4":           "caught under another id in --full (held out, fourth set): unread messages older than three days leave the unread list; the run's own messages are minutes old, and for the world's older ones the room's count and the list disagree, which the counts check cannot tell from a wrong count",
 	"UNREAD-FLAG/wrong-subject#6":        "not observable in this world (held out, fourth set): the unread flag is true only while nobody has read a message; the independent world's write room has two members, its sender and one reader, and for them the two readings coincide; the model judges it where a third member reads the write room",
 	"UNREAD-READBY/stale-derived#5":      "not observable in this world (held out, fourth set): readBy stops at 1; the independent world's write room has two members, so a message has one possible reader; the model counts two readers where a third member reads the write room",
-	"USER-GET-ARRAY/intermittent#2":      "caught under another id (held out, fourth set): every 4th GET /v1/user answers the previous caller's user; the check of the current user reads each token twice in turn and files it under AUTH-CURRENT-USER, which says the same of the same answer",
 	// The third held-out set (origin HeldOut3), written blind after the
 	// model's second round; measured before and after its third. What a
 	// check would have to do is said; none was written for one of them.
@@ -76,6 +73,12 @@ var survivorReasons = map[string]string{
 	"SEARCH-Q/ignores-input#6":           "draws (held out, third set): a word with non-ASCII capitals is not found; since the model's third round every other unique word holds one, and the fault is caught when a search for such a word is drawn (seed 1 does)",
 	"UNREAD-CHAT/collateral":             "draws (held out, third set): an edit marks the message read for every member; seed 1's unread sequences meet it under UNREAD-CHAT since the sixth round changed their draws, and before under UNREAD-MARK-READ, where marks read after the edit left the model unable to tell the edit from a mark that reached a message it did not name",
 	"UNREAD-MENTION/stale-derived":       "not checked, on purpose (held out, third set): a mention added by an edit is never listed as an unread mention; the document does not say whether an edit that adds a mention makes one, so the model leaves it open",
+	// One hide a run: a hidden room does not come back (nothing in the
+	// API brings it back), and the description allows one room hidden for
+	// one user. So a hide that takes effect one time in N is caught only
+	// when the run's one hide is one that does not.
+	"ROOM-HIDE/intermittent":   "one hide a run (the description allows hiding hide_room for user 1 only, and nothing brings a hidden room back): a hide that does nothing one time in two is caught when the run's first hide of hide_room is the one that does nothing; the generated requests hide other rooms before it (refusals expected), and a server that counts those too decides which hide does nothing",
+	"ROOM-HIDE/intermittent#2": "one hide a run (held out, third set): as ROOM-HIDE/intermittent, every third hide; caught when the run's first hide of hide_room is a third one",
 	// The second held-out set (origin HeldOut2), measured before and after
 	// the model's second round; the same rule: no check for one of them.
 	"HTTP-JSON-BODY/intermittent#2":       "caught under another id (held out, second set): one edit answer in five carries its JSON document twice; the edits that meet it are the model's and the rendering checks', which stop at the unusable answer under MSG-EDIT (HTTP-JSON-BODY's own checks edit once)",
@@ -94,7 +97,6 @@ var survivorReasons = map[string]string{
 	"ROOM-HIDE/not-stored#4":          "not checked, on purpose (held out): only the first room a user hides is hidden; a run hides one room only, hide_room",
 	"UNREAD-CHAT/intermittent#2":      "caught under another id (held out): one unread list in seven answers an empty chat list; the model meets it after a mark read and files the missing message under UNREAD-MARK-READ, and the unread checks read the list too few times to meet it",
 	"USER-STABLE/shape":               "gap (held out): a mention's screenName is the name as typed when its letter case differs from the username; no check mentions a user in another letter case",
-	"USER-GET-ARRAY/wrong-subject":    "caught under another id (held out): GET /v1/user gives every caller the first caller's user; that breaks AUTH-CURRENT-USER (and the history checker's MSG-SEND-TEXT), while USER-GET-ARRAY's checks ask as one user",
 	"MSG-SEND-STORED/not-stored#5":    "not checked, on purpose: the harness sends only to write_room (README: what a run leaves), so a defect of channels alone is not written to",
 	"ROOM-HIDE/ignores-input#2":       "not checked, on purpose: the harness hides only hide_room, the one room the description allows it to take away; a defect of other kinds of room is not reached",
 	"UNREAD-MARK-READ/not-stored#3":   "not checked, on purpose: the harness marks read only in write_room (other rooms are read, never changed), so a defect of one-to-one rooms alone is not reached",
