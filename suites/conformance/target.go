@@ -37,8 +37,22 @@ func (e *Env) needUsers(n int) {
 func (e *Env) distinct(u int) {
 	GinkgoHelper()
 	if c, ok := e.Target.Confused(u); ok {
-		if !slices.Contains(e.ids, c.Requirement) {
-			e.noteSoft(c.Requirement, "GET /v1/user answers the tokens of two described users with one user", c.Text)
+		var own []string
+		for _, r := range append([]string{c.Requirement}, c.Also...) {
+			if slices.Contains(e.ids, r) {
+				own = append(own, r)
+			} else {
+				e.noteSoft(r, "GET /v1/user answers the tokens of two described users with one user", c.Text)
+			}
+		}
+		if len(own) > 1 {
+			// The check's own statements, several of them, are what the
+			// answers break: each fails.
+			*e.blocker, *e.judging = "", ""
+			e.fail(c.Text)
+		}
+		if len(own) == 1 {
+			e.lacking(own[0], c.Text)
 		}
 		e.lacking(c.Requirement, c.Text) // whatever the check was judging gives way
 	}

@@ -78,6 +78,8 @@ var survivorReasons = map[string]string{
 	// when the run's one hide is one that does not.
 	"ROOM-HIDE/intermittent":   "one hide a run (the description allows hiding hide_room for user 1 only, and nothing brings a hidden room back): a hide that does nothing one time in two is caught when the run's first hide of hide_room is the one that does nothing; the generated requests hide other rooms before it (refusals expected), and a server that counts those too decides which hide does nothing",
 	"ROOM-HIDE/intermittent#2": "one hide a run (held out, third set): as ROOM-HIDE/intermittent, every third hide; caught when the run's first hide of hide_room is a third one",
+	// The first held-out set's survivors of later rounds.
+	"AUTH-UNKNOWN-TOKEN/intermittent#2": "draws (held out): the server counts a request whose Authorization header is of another scheme among those with an unknown token; when the tenth such request is one, the data it is given breaks AUTH-REQUIRED (a request with no bearer token), where the generated check files it (caught under AUTH-UNKNOWN-TOKEN when the tenth carries an unknown bearer token, as seed 1 does when run apart from the other held-out faults)",
 	// The second held-out set (origin HeldOut2), measured before and after
 	// the model's second round; the same rule: no check for one of them.
 	"META-URLS/stale-derived#2":           "draws (held out, second set): an edit keeps the old text's urls, mentions and issues; the checks that edit a text with a link stop at the stale mentions (META-MENTIONS), and since the eighth round the model's rendering area is drawn again without a requirement it found, so META-URLS is judged when its draws edit a text with a link (seed 1 does)",

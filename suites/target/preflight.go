@@ -136,7 +136,11 @@ func (d *Description) Preflight(ctx context.Context, c *client.Client) error {
 // preflight found broken.
 type Confusion struct {
 	Requirement string // AUTH-BEARER when the header alone mixes the users up, else AUTH-CURRENT-USER
-	Text        string
+	// Also names the other requirements the same answers break: GET
+	// /v1/user answering one token with another's user breaks the
+	// operation's own statement too (USER-GET-ARRAY: the token's user).
+	Also []string
+	Text string
 }
 
 // Confused says whether user u (0-based) cannot be told apart from an
@@ -175,7 +179,7 @@ func (d *Description) tellApart(ctx context.Context, c *client.Client, answered 
 		if again < 2 {
 			continue
 		}
-		conf := Confusion{Requirement: "AUTH-CURRENT-USER", Text: fmt.Sprintf("GET /v1/user answers the tokens of users %d and %d with one user (id %s) on every read: the run cannot act as user %d (described users are distinct people)", j+1, i+1, id, i+1)}
+		conf := Confusion{Requirement: "AUTH-CURRENT-USER", Also: []string{"USER-GET-ARRAY"}, Text: fmt.Sprintf("GET /v1/user answers the tokens of users %d and %d with one user (id %s) on every read: the run cannot act as user %d (described users are distinct people)", j+1, i+1, id, i+1)}
 		mi, erri := whoamiAt(ctx, c, d.Users[i].Token, client.QueryToken)
 		mj, errj := whoamiAt(ctx, c, d.Users[j].Token, client.QueryToken)
 		if erri == nil && errj == nil && mi.ID != "" && mj.ID != "" && mi.ID != mj.ID {
