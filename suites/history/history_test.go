@@ -652,6 +652,14 @@ func TestListFlicker(t *testing.T) {
 			rooms(h, 110, 0, "rooms", dm, org)
 			rooms(h, 120, 0, "rooms", org)
 		}, want: []string{RoomHide}},
+		{name: "a hidden channel shown again between two answers that leave it out", opt: quick, run: func(h *hist) {
+			ch := `{"id":"c1","platformType":"USER_CHANNEL","security":"PUBLIC"}`
+			rooms(h, 0, 0, "rooms", ch, org)
+			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/c1", 204, "", "")
+			rooms(h, 100, 0, "rooms", org)
+			rooms(h, 110, 0, "rooms", ch, org)
+			rooms(h, 120, 0, "rooms", org)
+		}, want: []string{RoomHide}},
 		{name: "a hidden room shown again within Eventually of the hide", opt: quick, run: func(h *hist) {
 			rooms(h, 0, 0, "rooms", dm, org)
 			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")

@@ -112,20 +112,20 @@ func (c *checker) flicker(k listKey, h *listHist, id string) {
 			return
 		}
 		r := &c.st.rooms[ri]
+		for _, w := range r.writes {
+			if x := &c.st.ex[w]; x.op == opHide && (x.subject == k.user || x.user == k.user || x.subject < 0) {
+				if k.op == opRooms {
+					c.hiddenShown(k, h, id, r) // a room of any kind may be hidden
+				}
+				return
+			}
+		}
 		req, what, list = ChannelList, "Room", "channels list"
 		if k.op == opRooms {
 			if !r.hasPT || !slices.Contains(flickerKinds, r.pt) {
 				return
 			}
 			req, list = RoomKinds, "rooms list"
-		}
-		for _, w := range r.writes {
-			if x := &c.st.ex[w]; x.op == opHide && (x.subject == k.user || x.user == k.user || x.subject < 0) {
-				if k.op == opRooms {
-					c.hiddenShown(k, h, id, r)
-				}
-				return
-			}
 		}
 	case opOrgs:
 		req, what, list = OrgList, "Organisation", "organisations list"
