@@ -553,8 +553,9 @@ func projectUnread(b []byte) string {
 		return string(b)
 	}
 	// The state is which messages are unread: an answer that names one
-	// twice, or gives null for none, breaks the document (or the counts)
-	// and is judged there; it shows the same state.
+	// twice, or gives null for none, shows the same state (null breaks
+	// the document, and a repeated id is held to the room's counts,
+	// elsewhere).
 	u.Chat = slices.Compact(slices.Sorted(slices.Values(u.Chat)))
 	u.Mention = slices.Compact(slices.Sorted(slices.Values(u.Mention)))
 	if u.Chat == nil {

@@ -168,7 +168,7 @@ var Invariants = []Invariant{
 	{"likewise, a room a user's channels list holds, leaves out and holds again was left out wrongly, unless a request of the run hid it for that user",
 		ChannelList, "none", "as for ROOM-KINDS"},
 	{"a room a request of the run hid for a user (2xx) that an answer of the user's rooms list leaves out, a later one holds and a later one leaves out again, with no hide of the room in between, was shown wrongly: nothing but a hide takes a room out of the list",
-		RoomHide, "answers starting within Eventually of the end of a hide are not judged", "holds: another client would have to post in the room and hide it again while the run reads; a room the run wrote in otherwise is not judged"},
+		RoomHide, "answers starting within Eventually of the end of a hide are not judged", "the answer leaving the room out again starts more than Eventually after the one holding it ended (another client's post may bring it back while a lagging copy still leaves it out); a room the run wrote in otherwise is not judged"},
 	{"likewise, an entry of a user's organisations list, or repositories list, that one answer holds, a later one leaves out and a later one holds again was left out wrongly (a private repository's under REPO-PRIVATE-GRANTED, since only a user who granted access sees one)",
 		OrgList + ", " + RepoList + ", " + RepoPrivateGranted, "none", "as for ROOM-KINDS"},
 	{"a user id keeps its username and url wherever it appears (current user, fromUser, the user of one-to-one rooms), and a mention's screenName is that user's username (ignoring case)",

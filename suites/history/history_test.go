@@ -619,6 +619,7 @@ func TestListFlicker(t *testing.T) {
 	}
 	shared := Options{Shared: true, Eventually: 50 * time.Millisecond}
 	quick := Options{Eventually: 50 * time.Millisecond}
+	sharedQuick := Options{Shared: true, Eventually: 50 * time.Millisecond}
 	runCases(t, []historyCase{
 		{name: "a one-to-one room left out of one answer in between", run: func(h *hist) {
 			rooms(h, 0, 0, "rooms", dm, org)
@@ -652,14 +653,35 @@ func TestListFlicker(t *testing.T) {
 			rooms(h, 110, 0, "rooms", dm, org)
 			rooms(h, 120, 0, "rooms", org)
 		}, want: []string{RoomHide}},
-		{name: "a hidden channel shown again between two answers that leave it out", opt: quick, run: func(h *hist) {
+		{name: "a hidden channel: the rooms list need not hold channels, hidden or not", opt: quick, run: func(h *hist) {
 			ch := `{"id":"c1","platformType":"USER_CHANNEL","security":"PUBLIC"}`
 			rooms(h, 0, 0, "rooms", ch, org)
 			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/c1", 204, "", "")
 			rooms(h, 100, 0, "rooms", org)
 			rooms(h, 110, 0, "rooms", ch, org)
 			rooms(h, 120, 0, "rooms", org)
+		}},
+		{name: "with other clients, a hidden room left out again soon after it came back: a post of theirs may lag", opt: sharedQuick, run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")
+			rooms(h, 100, 0, "rooms", org)
+			rooms(h, 110, 0, "rooms", dm, org)
+			rooms(h, 120, 0, "rooms", org)
+		}},
+		{name: "with other clients, a hidden room left out again long after it came back", opt: sharedQuick, run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")
+			rooms(h, 100, 0, "rooms", org)
+			rooms(h, 110, 0, "rooms", dm, org)
+			rooms(h, 200, 0, "rooms", org)
 		}, want: []string{RoomHide}},
+		{name: "another user's hide is not the user's", opt: quick, run: func(h *hist) {
+			rooms(h, 0, 0, "rooms", dm, org)
+			h.ex(6, 8, 1, "DELETE", "/v1/user/u1/rooms/d1", 204, "", "")
+			rooms(h, 100, 0, "rooms", org)
+			rooms(h, 110, 0, "rooms", dm, org)
+			rooms(h, 120, 0, "rooms", org)
+		}},
 		{name: "a hidden room shown again within Eventually of the hide", opt: quick, run: func(h *hist) {
 			rooms(h, 0, 0, "rooms", dm, org)
 			h.ex(6, 8, 0, "DELETE", "/v1/user/me/rooms/d1", 204, "", "")

@@ -112,20 +112,20 @@ func (c *checker) flicker(k listKey, h *listHist, id string) {
 			return
 		}
 		r := &c.st.rooms[ri]
-		for _, w := range r.writes {
-			if x := &c.st.ex[w]; x.op == opHide && (x.subject == k.user || x.user == k.user || x.subject < 0) {
-				if k.op == opRooms {
-					c.hiddenShown(k, h, id, r) // a room of any kind may be hidden
-				}
-				return
-			}
-		}
 		req, what, list = ChannelList, "Room", "channels list"
 		if k.op == opRooms {
 			if !r.hasPT || !slices.Contains(flickerKinds, r.pt) {
-				return
+				return // the rooms list need not hold it, hidden or not
 			}
 			req, list = RoomKinds, "rooms list"
+		}
+		for _, w := range r.writes {
+			if x := &c.st.ex[w]; x.op == opHide && (x.subject == k.user || x.user == k.user || x.subject < 0) {
+				if k.op == opRooms {
+					c.hiddenShown(k, h, id, r)
+				}
+				return
+			}
 		}
 	case opOrgs:
 		req, what, list = OrgList, "Organisation", "organisations list"
@@ -171,14 +171,18 @@ func (c *checker) flicker(k listKey, h *listHist, id string) {
 	}
 }
 
-// hiddenShown judges a room a request of the run hid for the user: once an
+// hiddenShown judges a room the user hid by a request of the run: once an
 // answer of the user's rooms list has left it out after the hide, an
 // answer that holds it again with one after that leaving it out once more,
 // and no hide of the room in between, showed a hidden room (ROOM-HIDE).
 // Whether something brings a hidden room back is not stated (a post in
 // it, say), but nothing but a hide takes it out again. Answers starting
 // within Eventually of a hide are not judged, and a room the run wrote in
-// otherwise (a send, an edit, a mark read) is not judged at all.
+// otherwise (a send, an edit, a mark read) is not judged at all. Where
+// other clients may post (Options.Shared), a post of theirs may bring the
+// room back while a lagging copy still leaves it out: there the answer
+// leaving it out again must start more than Eventually after the one
+// holding it ended.
 func (c *checker) hiddenShown(k listKey, h *listHist, id string, r *roomState) {
 	var hides []int32
 	for _, w := range r.writes {
@@ -186,7 +190,7 @@ func (c *checker) hiddenShown(k listKey, h *listHist, id string, r *roomState) {
 		if x.op != opHide {
 			return
 		}
-		if x.subject == k.user || x.user == k.user || x.subject < 0 {
+		if x.user == k.user && (x.subject == k.user || x.subject < 0) {
 			hides = append(hides, w)
 		}
 	}
@@ -225,7 +229,11 @@ func (c *checker) hiddenShown(k listKey, h *listHist, id string, r *roomState) {
 			continue
 		}
 		for _, x := range h.answers {
-			if !in[x] && c.start(x) > c.end(b) && !hideBetween(b, x) {
+			after := c.end(b)
+			if c.st.opt.Shared {
+				after += c.lag
+			}
+			if !in[x] && c.start(x) > after && !hideBetween(b, x) {
 				if c.found.note(RoomHide) {
 					c.found.add(RoomHide, []int32{a, b, x}, "Room %s, which the run hid for user %d, is left out of user %d's rooms list %s, back in %s and left out again in %s, with no hide in between: nothing but a hide takes a room out, so the answer in between showed a hidden room.",
 						quote(id), k.user+1, k.user+1, c.st.desc(a), c.st.desc(b), c.st.desc(x))

@@ -737,10 +737,9 @@ func (st *state) versionDiffers(m *msgState, ver *verState, mf *msgFact, id int3
 			st.found.add(MsgEditVInc, []int32{ver.first, by}, "The edit %s answered message %s with v %d, the v %s gave it with another %s: an edit raises v, so no two contents share one.",
 				st.desc(by), quote(m.id), mf.v, st.desc(ver.first), differ)
 		}
+	case edit(ver.first) && m.reported&reqBit(MsgEdit) != 0:
+		return // the edit's answer was the wrong one, and is reported
 	case edit(ver.first) && !sameText:
-		if m.reported&reqBit(MsgEdit) != 0 {
-			return // the edit's answer was the wrong one, and is reported
-		}
 		if st.once(m, MsgEditPersisted) {
 			st.found.add(MsgEditPersisted, []int32{ver.first, id}, "The edit %s answered message %s with v %d, yet %s gives v %d with another %s: the message an edit answers is the one kept.",
 				st.desc(ver.first), quote(m.id), mf.v, st.desc(id), mf.v, differ)
