@@ -294,6 +294,11 @@ func TestPersisted(t *testing.T) {
 			h.ex(20, 30, 0, "PUT", r1+"/m1", 200, `{"text":"b"}`, M{ID: "m1", Text: "a", V: 2}.String())
 			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", Text: "b", V: 2}.String())
 		}, want: []string{MsgEdit}},
+		{name: "an edit answered the old text, read later under its v with another html: the edit's breach alone", run: func(h *hist) {
+			h.ex(0, 10, 0, "POST", r1, 200, `{"text":"a"}`, M{ID: "m1", Text: "a"}.String())
+			h.ex(20, 30, 0, "PUT", r1+"/m1", 200, `{"text":"b"}`, M{ID: "m1", Text: "a", HTML: "<i>a</i>", V: 2}.String())
+			h.get(40, 50, 1, r1+"/m1", M{ID: "m1", Text: "a", V: 2}.String())
+		}, want: []string{MsgEdit}},
 		{name: "the old text within Eventually", run: func(h *hist) {
 			base(h)
 			h.get(3000, 3010, 1, r1+"?limit=5", page(M{ID: "m1", Text: "a"}))
