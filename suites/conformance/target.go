@@ -45,16 +45,16 @@ func (e *Env) distinct(u int) {
 				e.noteSoft(r, "GET /v1/user answers the tokens of two described users with one user", c.Text)
 			}
 		}
-		if len(own) > 1 {
-			// The check's own statements, several of them, are what the
-			// answers break: each fails.
+		// Whatever the check was judging gives way.
+		switch len(own) {
+		case 0:
+			e.lacking(c.Requirement, c.Text)
+		case 1:
+			e.lacking(own[0], c.Text)
+		default: // several of the check's own statements are broken: each fails
 			*e.blocker, *e.judging = "", ""
 			e.fail(c.Text)
 		}
-		if len(own) == 1 {
-			e.lacking(own[0], c.Text)
-		}
-		e.lacking(c.Requirement, c.Text) // whatever the check was judging gives way
 	}
 }
 
