@@ -28,6 +28,11 @@ type Violation struct {
 	Message   string // what went wrong, in words
 }
 
+// NullForArray is the Message of a "nullable" violation where the
+// document has an array: the answer names no element there, which a
+// reader that needs only the elements can still use as an empty list.
+const NullForArray = "null where the document has an array"
+
 func (v Violation) String() string {
 	s := fmt.Sprintf("%s %s %s: %s", v.Operation, v.Side, v.Location, v.Message)
 	if v.Rule != "" {
@@ -334,6 +339,9 @@ func violations(op, side string, err error) []Violation {
 				}
 			}
 			msg := schemaErr.Reason
+			if rule == "nullable" && schemaErr.Schema != nil && schemaErr.Schema.Type.Is("array") {
+				msg = NullForArray
+			}
 			if msg == "" && rule == "not" {
 				msg = "matches a shape it must not have (a field that must be absent is present)"
 			}

@@ -76,50 +76,58 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 		spared              []string // those that must not
 		why                 string
 		blocked             []string // of the spared, those that must be BLOCKED by root
+		judged              []string // of the spared, those that must PASS: the root blocked none of their checks
 	}{
 		// These checks read back by id what they send, a step of MSG-GET-ONE.
 		{"steps", "MSG-SEND-STORED/not-stored", "MSG-SEND-DEFAULTS || MSG-EDIT-V-INC", "MSG-SEND-STORED",
-			[]string{"MSG-GET-ONE"}, "the messages it read back were never stored", nil},
+			[]string{"MSG-GET-ONE"}, "the messages it read back were never stored", nil, nil},
 		// The generated requests name the messages the engine sent.
 		{"generated", "MSG-SEND-STORED/not-stored", "GEN-VALID-ANSWER", "MSG-SEND-STORED",
-			[]string{"GEN-VALID-ANSWER"}, "the message its requests named was never stored", nil},
+			[]string{"GEN-VALID-ANSWER"}, "the message its requests named was never stored", nil, nil},
 		// The searches (the model's and the room scope check's) miss others' messages.
 		{"shown to its sender only", "MSG-SEND-STORED/not-stored#2", "SEARCH-Q", "MSG-SEND-STORED",
-			[]string{"SEARCH-Q"}, "the messages it missed were lost to the searcher", nil},
+			[]string{"SEARCH-Q"}, "the messages it missed were lost to the searcher", nil, nil},
 		// The unread checks count on user 2's message being unread for user 1.
 		{"sent as another user", "MSG-SEND-TEXT/wrong-subject", "UNREAD-CHAT || UNREAD-FLAG", "MSG-SEND-TEXT",
-			[]string{"UNREAD-CHAT", "UNREAD-FLAG", "UNREAD-MARK-READ"}, "the messages it counted on were answered as another sender's", nil},
+			[]string{"UNREAD-CHAT", "UNREAD-FLAG", "UNREAD-MARK-READ"}, "the messages it counted on were answered as another sender's", nil, nil},
 		// An edit whose answer is the room's newest message.
 		{"edit answered with another message", "MSG-EDIT/wrong-subject#2", "SEARCH-Q || RENDER-LINK", "MSG-EDIT",
-			[]string{"SEARCH-Q", "RENDER-LINK", "RENDER-ISSUE", "META-URLS", "META-ISSUES", "META-MENTIONS"}, "the answer it was held to was another message's", nil},
+			[]string{"SEARCH-Q", "RENDER-LINK", "RENDER-ISSUE", "META-URLS", "META-ISSUES", "META-MENTIONS"}, "the answer it was held to was another message's", nil, nil},
 		// Reads by id that fail once a message is edited, though the room
 		// lists it: the read's breach, not a lost edit.
 		{"listed but not found by id", "MSG-GET-ONE/not-stored#3", "MSG-EDIT-PERSISTED || GEN-ROUND-TRIP || HTTP-V1-PREFIX", "MSG-GET-ONE",
-			[]string{"MSG-EDIT-PERSISTED", "GEN-ROUND-TRIP", "MSG-SEND-STORED", "HTTP-V1-PREFIX"}, "the room lists the message", nil},
+			[]string{"MSG-EDIT-PERSISTED", "GEN-ROUND-TRIP", "MSG-SEND-STORED", "HTTP-V1-PREFIX"}, "the room lists the message", nil, nil},
 		// An edit applied to the message after the one named, and answered
 		// with it: the named message keeps its text (an edit not kept), and
 		// the edits refused because the next message is another user's are
 		// MSG-EDIT's, not lost sends or marks.
 		{"an edit stored on the next message", "MSG-EDIT-PERSISTED/wrong-subject", "MSG-EDIT-PERSISTED || MSG-EDIT-V-INC", "MSG-EDIT-PERSISTED",
-			[]string{"MSG-SEND-STORED", "UNREAD-MARK-READ", "MSG-EDIT-V-INC"}, "the edits were applied to another message", nil},
+			[]string{"MSG-SEND-STORED", "UNREAD-MARK-READ", "MSG-EDIT-V-INC"}, "the edits were applied to another message", nil, nil},
 		// A list whose items are each wrapped in an object: no page at all,
 		// not a page of messages that break their shape or repeat.
 		{"a list of something else", "MSG-LIST/shape#2", "PAGE-UNIQUE || SEARCH-Q || MSG-SHAPE || MSG-META-EMPTY", "MSG-LIST",
-			[]string{"PAGE-UNIQUE", "SEARCH-Q", "MSG-SHAPE", "MSG-META-EMPTY", "MSG-GET-ONE"}, "the list held no messages at all", nil},
+			[]string{"PAGE-UNIQUE", "SEARCH-Q", "MSG-SHAPE", "MSG-META-EMPTY", "MSG-GET-ONE"}, "the list held no messages at all", nil, nil},
 		// A valid request refused with a status the document does not give
 		// the operation: the status is the operation's (the document
 		// checker's finding), and the generated property that met it is
 		// blocked by it, not failed beside it.
 		{"a valid request refused with an undocumented status", "GEN-NO-5XX/shape#3", "GEN-VALID-ANSWER", "MSG-SEND-200",
-			[]string{"GEN-VALID-ANSWER"}, "the status is the send's, which the document checker reports", []string{"GEN-VALID-ANSWER"}},
+			[]string{"GEN-VALID-ANSWER"}, "the status is the send's, which the document checker reports", []string{"GEN-VALID-ANSWER"}, nil},
 		// GET /v1/user answers another user than the description gives the
 		// token: who the caller is is unknown, and the senders and one-to-one
 		// rooms the history checker would judge by it are not judged.
 		{"the current user answered as another", "AUTH-CURRENT-USER/wrong-subject#2", "AUTH-CURRENT-USER || MSG-SEND-TEXT || ROOM-ONE-TO-ONE || ROOM-STABLE", "AUTH-CURRENT-USER",
-			[]string{"MSG-SEND-TEXT", "ROOM-ONE-TO-ONE", "ROOM-STABLE"}, "the history checker took the answer's user for the caller", nil},
+			[]string{"MSG-SEND-TEXT", "ROOM-ONE-TO-ONE", "ROOM-STABLE"}, "the history checker took the answer's user for the caller", nil, nil},
 		// A list of another shape one time in a few is no change of state.
 		{"a state read of another shape", "MSG-LIST/intermittent", "GEN-GET-NO-CHANGE || GEN-REFUSED-NO-CHANGE", "MSG-LIST",
-			[]string{"GEN-GET-NO-CHANGE", "GEN-REFUSED-NO-CHANGE"}, "the read that differed broke the document", nil},
+			[]string{"GEN-GET-NO-CHANGE", "GEN-REFUSED-NO-CHANGE"}, "the read that differed broke the document", nil, nil},
+		// A null where a list belongs names nothing: the checks that read
+		// the list go on with it empty, and are judged.
+		{"unread lists null when empty", "UNREAD-SHAPE/shape#5", "UNREAD-CHAT || UNREAD-MARK-READ", "UNREAD-SHAPE",
+			[]string{"UNREAD-CHAT", "UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG"}, "an empty list given as null is read as empty", nil,
+			[]string{"UNREAD-CHAT", "UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG"}},
+		{"the rooms list always null", "ROOM-LIST/shape#2", "HTTP-GET-SAFE || AUTH-BEARER", "ROOM-LIST",
+			[]string{"HTTP-GET-SAFE", "AUTH-BEARER"}, "the checks need no room of the list", nil, []string{"HTTP-GET-SAFE", "AUTH-BEARER"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -145,6 +153,11 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 			for _, id := range c.blocked {
 				if !slices.ContainsFunc(v[id+" BLOCKED"], func(q check) bool { return q.Outcome == "BLOCKED" && q.BlockedBy == c.root }) {
 					t.Errorf("%s is not BLOCKED by %s: %v", id, c.root, slices.Sorted(maps.Keys(v)))
+				}
+			}
+			for _, id := range c.judged {
+				if _, ok := v[id+" PASS"]; !ok {
+					t.Errorf("%s does not PASS: %v", id, slices.Sorted(maps.Keys(v)))
 				}
 			}
 			if _, ok := v[c.root+" FAIL"]; !ok {

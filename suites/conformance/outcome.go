@@ -99,9 +99,10 @@ func signature(req string, resp *client.Response) string {
 
 // softViolations records violations that leave the answer usable — a 2xx
 // the operation does not document, a Content-Type other than JSON's on a
-// JSON body, and any breach of another requirement than the check's own on
-// a 2xx JSON answer that is still what the operation returns (a field of
-// the wrong shape, say, not an object where a list belongs) — as soft
+// JSON body, a null where a list belongs (read as a list of nothing), and
+// any breach of another requirement than the check's own on a 2xx JSON
+// answer that is still what the operation returns (a field of the wrong
+// shape, say, not an object where a list belongs) — as soft
 // failures of the requirements they break, or, for the check's own, as
 // its verdict once the rest is judged.
 // The check goes on with the answer; when it needs what the answer lacks,
@@ -122,10 +123,16 @@ func (e *Env) softViolations(resp *client.Response, violations []spec.Violation)
 			continue // the note that more were left out; the shown ones answer
 		}
 		r := blame(resp.Operation, v)
-		if r == "" || v.Side != "response" || (v.Rule != "status" && v.Rule != "content-type" && structural(resp.Operation, v)) {
+		if r == "" || v.Side != "response" || (v.Rule != "status" && v.Rule != "content-type" && !nullList(v) && structural(resp.Operation, v)) {
 			return false
 		}
 		broken = append(broken, r)
+		if nullList(v) && !slices.Contains(e.ids, r) && *e.suspect == "" {
+			// What the check reads there is an empty list; should it
+			// fail after, the elements it missed may be the ones the
+			// null left out, so the null's owner blocks it.
+			*e.suspect = r
+		}
 	}
 	what := "breaks the OpenAPI document of the " + string(e.Profile) + " profile, and the check went on with the answer:"
 	for _, r := range broken {
@@ -145,6 +152,13 @@ func (e *Env) softViolations(resp *client.Response, violations []spec.Violation)
 		}
 	}
 	return true
+}
+
+// nullList reports whether v is a null where the document has an array:
+// the answer names no element there, and a check that reads the elements
+// goes on with none (an empty message page, an empty unread list).
+func nullList(v spec.Violation) bool {
+	return v.Rule == "nullable" && v.Message == spec.NullForArray
 }
 
 // holdsLater applies a statement of req, one of the check's own, about an
