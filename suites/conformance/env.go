@@ -84,6 +84,9 @@ type Env struct {
 	// check could go on with (see softViolations): each fails the check
 	// once the rest of it has been judged.
 	later *[]laterFail
+	// held are the check's own requirements whose statements held so far
+	// on such answers (see holdsLater).
+	held *[]string
 	// stepFails are the steps of other requirements that failed in the
 	// check, noted once the ground under it is probed (see unwind).
 	stepFails *[]stepFail

@@ -244,6 +244,15 @@ func (e *Env) decodeTolerant(resp *client.Response, v any) (string, bool) {
 // eventually retries f for up to the configured lag of the target.
 func (e *Env) eventually(f func(g Gomega)) {
 	GinkgoHelper()
+	if failure := e.eventuallyHolds(f); failure != "" {
+		e.fail(failure)
+	}
+}
+
+// eventuallyHolds is eventually reporting, rather than failing on, the
+// assertion that still fails when the time is up: "" when f held.
+func (e *Env) eventuallyHolds(f func(g Gomega)) string {
+	GinkgoHelper()
 	const every = 100 * time.Millisecond
 	// As Gomega's Eventually polls, but on the times of the exchanges
 	// (client.Client.Now): from when the first attempt's first request was
@@ -263,14 +272,14 @@ func (e *Env) eventually(f func(g Gomega)) {
 			deadline, floor = start.Add(e.Eventually), start
 		}
 		if failure == "" {
-			return
+			return ""
 		}
 		now := e.Client.Now()
 		if now.Before(floor) {
 			now = floor
 		}
 		if deadline.Sub(now) <= every {
-			e.fail(fmt.Sprintf("Timed out after %.3fs.\nThe function passed to Eventually failed at %s with:\n%s", now.Sub(start).Seconds(), at, failure))
+			return fmt.Sprintf("Timed out after %.3fs.\nThe function passed to Eventually failed at %s with:\n%s", now.Sub(start).Seconds(), at, failure)
 		}
 		if !e.pause(every) {
 			e.fail("Context was cancelled: " + context.Cause(e.ctx).Error())

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 
 	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
@@ -165,6 +166,10 @@ func nullList(v spec.Violation) bool {
 // answer the check goes on with: a breach is req's verdict, given once the
 // rest of the check is judged (see failLater); req counts as judged only
 // when it held.
+//
+// A statement that held is counted judged when the check ends (see
+// judgeHeld), not at once: a breach of it further on must not leave it
+// counted as passed beside the check's failure on another requirement.
 func (e *Env) holdsLater(req string, ok bool, format string, args ...any) {
 	if !slices.Contains(e.ids, req) {
 		panic("conformance: a check verifies " + req + " without naming it")
@@ -172,10 +177,45 @@ func (e *Env) holdsLater(req string, ok bool, format string, args ...any) {
 	breached := slices.ContainsFunc(*e.later, func(l laterFail) bool { return l.req == req })
 	switch {
 	case ok && !breached:
-		e.verifies(req, func() {})
+		if !slices.Contains(*e.held, req) {
+			*e.held = append(*e.held, req)
+		}
 	case !ok && !breached:
 		*e.later = append(*e.later, laterFail{req: req, text: fmt.Sprintf(format, args...)})
 	}
+}
+
+// holds applies assertions about req, one of the check's own, that
+// nothing after them in the check builds on: a breach is req's verdict,
+// given once the rest is judged (see holdsLater), so the check's other
+// requirements are judged all the same. f asserts through g only; a
+// failed step inside it still ends the check.
+func (e *Env) holds(req string, f func(g Gomega)) {
+	failure, at := attempt(f)
+	e.holdsLater(req, failure == "", "%s\n(at %s)", failure, at)
+}
+
+// holdsEventually is holds for an assertion that may take --eventually to
+// hold (see eventually).
+func (e *Env) holdsEventually(req string, f func(g Gomega)) {
+	GinkgoHelper()
+	failure := e.eventuallyHolds(f)
+	e.holdsLater(req, failure == "", "%s", failure)
+}
+
+// judgeHeld counts judged, when the check ends however it ends, the
+// requirements whose statements held wherever the check applied them
+// (holdsLater) and were never breached.
+func (e *Env) judgeHeld() {
+	if e.held == nil {
+		return
+	}
+	for _, req := range *e.held {
+		if !slices.ContainsFunc(*e.later, func(l laterFail) bool { return l.req == req }) {
+			e.verifies(req, func() {})
+		}
+	}
+	*e.held = nil
 }
 
 // laterFail is a breach of one of the check's own requirements on an
@@ -186,6 +226,7 @@ type laterFail struct{ req, text string }
 // the body has judged everything else.
 func (e *Env) failLater() {
 	GinkgoHelper()
+	e.judgeHeld()
 	if e.later == nil || len(*e.later) == 0 {
 		return
 	}
@@ -307,6 +348,7 @@ func (e *Env) lacking(req, text string) {
 // it is named before noteBlocker reports it.
 func (e *Env) unwind() {
 	if r := recover(); r != nil {
+		e.judgeHeld()
 		e.probeRoot()
 		e.probeUnreadGround()
 		// A breach the check went on past explains a failure after it, of
