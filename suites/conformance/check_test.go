@@ -90,3 +90,40 @@ func TestRecordingOfACheckOutOfTimeIsAnError(t *testing.T) {
 		t.Errorf("end %v, entries %v: want a failure with an error entry", r.end, entries)
 	}
 }
+
+// A check of several statements judges each on its own (holds) and fails
+// on the first breach once the rest is judged; a statement that held once
+// and was breached after is not counted judged beside that failure.
+func TestHoldsJudgesEachStatementAndCountsNoneBreachedAsJudged(t *testing.T) {
+	const defaults, editedAt, text = "MSG-SEND-DEFAULTS", "MSG-SEND-EDITEDAT-NULL", "MSG-SEND-TEXT"
+	r := NewRecording("a check", []string{defaults, editedAt, text})
+	r.Run(context.Background(), func(_ context.Context, ct CheckT) {
+		e := &Env{t: ct, ids: []string{defaults, editedAt, text}, blocker: new(string), judging: new(string),
+			suspect: new(string), judged: map[string]bool{}, soft: map[string]bool{}, later: new([]laterFail), held: new([]string)}
+		defer e.unwind()
+		e.holds(defaults, func(g gomega.Gomega) { g.Expect(1).To(gomega.Equal(1)) })
+		e.holds(editedAt, func(g gomega.Gomega) { g.Expect("2026").To(gomega.BeEmpty(), "editedAt of a new message") })
+		e.holds(defaults, func(g gomega.Gomega) { g.Expect(0).To(gomega.Equal(1), "v of the second message") })
+		e.holds(text, func(g gomega.Gomega) { g.Expect("a").To(gomega.Equal("a")) })
+		e.failLater()
+	}, func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), time.Second) })
+	if r.end != failed || !strings.Contains(r.message, "editedAt of a new message") {
+		t.Errorf("end %v, message %q: want the first breach", r.end, r.message)
+	}
+	var judged []string
+	fails := ""
+	for _, e := range r.ReportEntries() {
+		switch e.Name {
+		case EntryJudged:
+			judged = append(judged, e.Value)
+		case EntryFailed:
+			fails = e.Value
+		}
+	}
+	if fails != editedAt {
+		t.Errorf("fails %q, want %s", fails, editedAt)
+	}
+	if strings.Join(judged, ",") != text {
+		t.Errorf("judged %v, want only %s: %s was breached after it held once", judged, text, defaults)
+	}
+}
