@@ -106,7 +106,9 @@ func TestHoldsJudgesEachStatementAndCountsNoneBreachedAsJudged(t *testing.T) {
 		e.holds(defaults, func(g gomega.Gomega) { g.Expect(0).To(gomega.Equal(1), "v of the second message") })
 		e.holds(text, func(g gomega.Gomega) { g.Expect("a").To(gomega.Equal("a")) })
 		e.failLater()
-	}, func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), time.Second) })
+	}, func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), time.Second)
+	})
 	if r.end != failed || !strings.Contains(r.message, "editedAt of a new message") {
 		t.Errorf("end %v, message %q: want the first breach", r.end, r.message)
 	}
