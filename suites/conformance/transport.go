@@ -205,11 +205,15 @@ func transportSpecs(d decl) {
 				{Method: "GET", Path: unreadPath(e.me(0), room)},
 				{Method: "GET", Path: messagesPath(room), Query: q("limit", "1")},
 			} {
+				// Served is all the check needs of an answer, but for the
+				// page, whose message it reads by id next.
+				if req.Query == nil {
+					e.expectStatus(e.reach(0, req), 200)
+					continue
+				}
 				resp := e.call(0, req)
 				e.expectStatus(resp, 200)
-				if req.Query != nil {
-					e.decode(resp, &newest)
-				}
+				e.decode(resp, &newest)
 			}
 			if len(newest) == 1 {
 				// The path holds a message the list gave: a read that then
