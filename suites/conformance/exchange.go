@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"runtime"
 	"slices"
@@ -52,6 +53,9 @@ func (e *Env) callKeeping(u int, req client.Request, keep func(spec.Violation) b
 	if err != nil {
 		e.transportFailure(err)
 	}
+	if again := e.readAgain(u, req, resp, keep); again != nil {
+		resp = again
+	}
 	if e.last != nil {
 		*e.last = lastCall{u: u, place: req.Place, own: req.Token == e.Users[u].Token}
 	}
@@ -74,6 +78,53 @@ func (e *Env) callKeeping(u int, req client.Request, keep func(spec.Violation) b
 	}
 	e.failOn(resp, violations)
 	return resp
+}
+
+// readAgain sends again, once, a read of user u's own whose answer the
+// check could not use, when what the answer breaks is another
+// requirement's than the check's own: a token refused (the token's
+// place), a server failure (the operation's), a success of another shape
+// (the owner of the breach). When the second answer is one the check can
+// use, the first is a finding of that requirement (one wrong answer in
+// a few is its breach as much as every answer), and the check goes on
+// with the second, so that one flaky answer does not leave the check
+// unjudged. Otherwise it returns nil: the first answer stands, and blocks
+// the check as before. Writes are never sent again.
+func (e *Env) readAgain(u int, req client.Request, resp *client.Response, keep func(spec.Violation) bool) *client.Response {
+	if req.Method != "GET" || req.Invalid || req.Place == client.NoToken || req.Token != e.Users[u].Token {
+		return nil
+	}
+	violations := slices.DeleteFunc(slices.Clone(resp.Violations), func(v spec.Violation) bool { return !keep(v) })
+	owner, sig := "", ""
+	switch {
+	case resp.Status == http.StatusUnauthorized:
+		owner, sig = refusedPlace(resp), refusedAcceptedSig
+	case resp.Status >= 500 || (resp.Status/100 == 2 && len(violations) > 0):
+		if _, ok := usableDespite(resp, violations); ok {
+			return nil
+		}
+		// The owner is the breach that explains the rest (as in
+		// attribute), else the first named, else the operation's.
+		owner = operationRequirement[resp.Operation]
+		if i := slices.IndexFunc(violations, func(v spec.Violation) bool { return structural(resp.Operation, v) }); i >= 0 {
+			owner = blame(resp.Operation, violations[i])
+		} else if i := slices.IndexFunc(violations, func(v spec.Violation) bool { return blame(resp.Operation, v) != "" }); i >= 0 {
+			owner = blame(resp.Operation, violations[i])
+		}
+		sig = signature(owner, resp)
+	}
+	if owner == "" || slices.Contains(e.ids, owner) {
+		return nil
+	}
+	again, err := e.Client.Do(e.ctx, req)
+	if err != nil || again.Status/100 != 2 {
+		return nil
+	}
+	if _, ok := usableDespite(again, slices.DeleteFunc(slices.Clone(again.Violations), func(v spec.Violation) bool { return !keep(v) })); !ok {
+		return nil
+	}
+	e.noteSoft(owner, sig, explain(resp, "gave an answer the check could not use, and the same read right after gave one it could: the check went on with that one"))
+	return again
 }
 
 // failOn fails the check on violations of resp, if any, blaming the

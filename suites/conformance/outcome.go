@@ -110,25 +110,12 @@ func signature(req string, resp *client.Response) string {
 // the owner of the breach blocks it then (see lacking). Anything else is
 // left to failOn.
 func (e *Env) softViolations(resp *client.Response, violations []spec.Violation) bool {
-	// A body the document does not show is nothing a check reads: a
-	// success that carries one of the wrong kind is usable all the same.
-	bodiless := resp.Status/100 == 2 && !slices.ContainsFunc(violations, func(v spec.Violation) bool {
-		return v.Location != spec.UndocumentedBody && v.Rule != "cut"
-	})
-	if !bodiless && !usableAnswer(resp) {
+	broken, ok := usableDespite(resp, violations)
+	if !ok {
 		return false
 	}
-	var broken []string
-	for _, v := range violations {
-		if v.Rule == "cut" {
-			continue // the note that more were left out; the shown ones answer
-		}
-		r := blame(resp.Operation, v)
-		if r == "" || v.Side != "response" || (v.Rule != "status" && v.Rule != "content-type" && !nullList(v) && structural(resp.Operation, v)) {
-			return false
-		}
-		broken = append(broken, r)
-		if nullList(v) && !slices.Contains(e.ids, r) && *e.suspect == "" {
+	for i, v := range slices.DeleteFunc(slices.Clone(violations), func(v spec.Violation) bool { return v.Rule == "cut" }) {
+		if r := broken[i]; nullList(v) && !slices.Contains(e.ids, r) && *e.suspect == "" {
 			// What the check reads there is an empty list; should it
 			// fail after, the elements it missed may be the ones the
 			// null left out, so the null's owner blocks it.
@@ -146,11 +133,7 @@ func (e *Env) softViolations(resp *client.Response, violations []spec.Violation)
 			}
 			continue
 		}
-		if bodiless {
-			e.noteSoft(r, signature(r, resp), explain(resp, what))
-		} else {
-			e.softly(r, resp, what)
-		}
+		e.noteSoft(r, signature(r, resp), explain(resp, what))
 	}
 	return true
 }
@@ -160,6 +143,32 @@ func (e *Env) softViolations(resp *client.Response, violations []spec.Violation)
 // goes on with none (an empty message page, an empty unread list).
 func nullList(v spec.Violation) bool {
 	return v.Rule == "nullable" && v.Message == spec.NullForArray
+}
+
+// usableDespite reports whether a check can go on with resp despite its
+// violations (see softViolations), and the requirement each breaks (the
+// "cut" note left out).
+func usableDespite(resp *client.Response, violations []spec.Violation) ([]string, bool) {
+	// A body the document does not show is nothing a check reads: a
+	// success that carries one of the wrong kind is usable all the same.
+	bodiless := resp.Status/100 == 2 && !slices.ContainsFunc(violations, func(v spec.Violation) bool {
+		return v.Location != spec.UndocumentedBody && v.Rule != "cut"
+	})
+	if !bodiless && !usableAnswer(resp) {
+		return nil, false
+	}
+	var broken []string
+	for _, v := range violations {
+		if v.Rule == "cut" {
+			continue // the note that more were left out; the shown ones answer
+		}
+		r := blame(resp.Operation, v)
+		if r == "" || v.Side != "response" || (v.Rule != "status" && v.Rule != "content-type" && !nullList(v) && structural(resp.Operation, v)) {
+			return nil, false
+		}
+		broken = append(broken, r)
+	}
+	return broken, true
 }
 
 // holdsLater applies a statement of req, one of the check's own, about an
