@@ -60,7 +60,9 @@ func TestAReadTheCheckCannotUseIsSentAgainOnce(t *testing.T) {
 				var rooms []Room
 				e.step("ROOM-LIST", func() { e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/u1/rooms"}), &rooms) })
 				e.failLater()
-			}, func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), 5*time.Second) })
+			}, func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), 5*time.Second)
+			})
 			if got := r.end == failed; got != tc.failed {
 				t.Errorf("failed %v, want %v: %s", got, tc.failed, r.message)
 			}
