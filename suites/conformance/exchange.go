@@ -94,26 +94,8 @@ func (e *Env) readAgain(u int, req client.Request, resp *client.Response, keep f
 	if req.Method != "GET" || req.Invalid || req.Place == client.NoToken || req.Token != e.Users[u].Token {
 		return nil
 	}
-	violations := slices.DeleteFunc(slices.Clone(resp.Violations), func(v spec.Violation) bool { return !keep(v) })
-	owner, sig := "", ""
-	switch {
-	case resp.Status == http.StatusUnauthorized:
-		owner, sig = refusedPlace(resp), refusedAcceptedSig
-	case resp.Status >= 500 || (resp.Status/100 == 2 && len(violations) > 0):
-		if _, ok := usableDespite(resp, violations); ok {
-			return nil
-		}
-		// The owner is the breach that explains the rest (as in
-		// attribute), else the first named, else the operation's.
-		owner = operationRequirement[resp.Operation]
-		if i := slices.IndexFunc(violations, func(v spec.Violation) bool { return structural(resp.Operation, v) }); i >= 0 {
-			owner = blame(resp.Operation, violations[i])
-		} else if i := slices.IndexFunc(violations, func(v spec.Violation) bool { return blame(resp.Operation, v) != "" }); i >= 0 {
-			owner = blame(resp.Operation, violations[i])
-		}
-		sig = signature(owner, resp)
-	}
-	if owner == "" || slices.Contains(e.ids, owner) {
+	owner, sig := unusable(resp, slices.DeleteFunc(slices.Clone(resp.Violations), func(v spec.Violation) bool { return !keep(v) }))
+	if owner == "" || slices.Contains(e.ids, owner) || (resp.Status >= 500 && slices.Contains(e.ids, "GEN-NO-5XX")) {
 		return nil
 	}
 	again, err := e.Client.Do(e.ctx, req)
@@ -125,6 +107,37 @@ func (e *Env) readAgain(u int, req client.Request, resp *client.Response, keep f
 	}
 	e.noteSoft(owner, sig, explain(resp, "gave an answer the check could not use, and the same read right after gave one it could: the check went on with that one"))
 	return again
+}
+
+// unusable names the requirement whose breach leaves nothing a check can
+// read in resp (judged on violations), with the breach's signature: a
+// token refused (the token's place), a server failure (the operation's),
+// a success of another shape (the breach that explains the rest, else the
+// first named, else the operation's). It returns "" for an answer a check
+// can use, and for any other refusal, which is for the check to judge.
+func unusable(resp *client.Response, violations []spec.Violation) (owner, sig string) {
+	switch {
+	case resp.Status == http.StatusUnauthorized:
+		if owner = refusedPlace(resp); owner != "" {
+			return owner, refusedAcceptedSig
+		}
+		return "", ""
+	case resp.Status >= 500 || (resp.Status/100 == 2 && len(violations) > 0):
+		if _, ok := usableDespite(resp, violations); ok {
+			return "", ""
+		}
+		owner = operationRequirement[resp.Operation]
+		if i := slices.IndexFunc(violations, func(v spec.Violation) bool { return structural(resp.Operation, v) }); i >= 0 {
+			owner = blame(resp.Operation, violations[i])
+		} else if i := slices.IndexFunc(violations, func(v spec.Violation) bool { return blame(resp.Operation, v) != "" }); i >= 0 {
+			owner = blame(resp.Operation, violations[i])
+		}
+		if owner == "" {
+			return "", ""
+		}
+		return owner, signature(owner, resp)
+	}
+	return "", ""
 }
 
 // failOn fails the check on violations of resp, if any, blaming the

@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/model"
 )
 
@@ -66,7 +67,8 @@ func (e *Env) runModel(a modelArea) {
 		sequences = 6 // pages have the most combinations to walk through
 	}
 	cfg := model.Config{Judge: a.reqs, Mix: a.mix, Seed: e.Seed, Steps: a.steps, Sequences: sequences,
-		Eventually: e.Eventually, SoleWriter: e.SoleWriter, SharedUsers: e.Beside, Marker: e.Marker()}
+		Eventually: e.Eventually, SoleWriter: e.SoleWriter, SharedUsers: e.Beside, Marker: e.Marker(),
+		Unusable: func(resp *client.Response) (string, string) { return unusable(resp, resp.Violations) }}
 	var err error
 	e.step("ROOM-LIST", func() { err = model.FromTarget(e.ctx, e.Client, e.Target, &cfg) })
 	var reps []*model.Report
@@ -145,6 +147,11 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 	for _, r := range e.ids {
 		if !failed[r] && !slices.Contains(applied, r) {
 			e.entry(EntryNotApplied, r+"\nno sequence of the model's draws applied a statement of "+r+" in this run")
+		}
+	}
+	for _, rep := range reps {
+		for _, m := range rep.Met { // answers read again: breaches of other requirements, met here
+			e.noteSoft(m.Requirement, m.Signature, explain(m.Response, "gave the model's sequence an answer it could not use, and the same read right after gave one it could: the sequence went on with that one"))
 		}
 	}
 	for _, rep := range reps[1:] {

@@ -151,6 +151,7 @@ type machine struct {
 	// soft is the run's first breach that left its answer usable (see
 	// softly), shared by every sequence.
 	soft **Finding
+	met  *[]Met // see Config.Unusable
 	// walked says whether a sequence of the run has paged the room from
 	// its newest message to its oldest (shared like room).
 	walked *bool
@@ -279,6 +280,25 @@ func (m *machine) do(u int, r client.Request) *client.Response {
 	m.reqs++
 	if err != nil {
 		panic(aborted{err})
+	}
+	if r.Method == http.MethodGet && !r.Invalid && m.cfg.Unusable != nil {
+		// A server failure is the run's own finding where it judges them.
+		if req, sig := m.cfg.Unusable(resp); req != "" && !m.judge[req] && !(resp.Status >= 500 && m.judge["GEN-NO-5XX"]) {
+			again, err := m.cfg.Client.Do(m.ctx, r)
+			m.reqs++
+			if err != nil {
+				panic(aborted{err})
+			}
+			switch still, _ := m.cfg.Unusable(again); {
+			case still == "" && ok2xx(again.Status):
+				*m.met = append(*m.met, Met{Requirement: req, Signature: sig, Response: resp})
+				resp = again
+			case resp.Status != http.StatusUnauthorized: // a token refused twice is for wanted to tell apart
+				// Nothing in it is the run's to judge: what it would read
+				// there is no ground for a finding of its own.
+				panic(blocked{req: req, text: fmt.Sprintf("%s %s answered %d, twice, with an answer that breaks %s: %s", r.Method, r.Path, resp.Status, req, cut(string(resp.Body), 300))})
+			}
+		}
 	}
 	if r.Method == http.MethodGet {
 		m.readAt = resp.Sent

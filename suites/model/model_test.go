@@ -67,6 +67,7 @@ func runMix(t *testing.T, f rewrite, seed uint64, mix Mix) *Report {
 type sharing struct {
 	shared, log bool
 	other       func(ctx context.Context, c *client.Client, d *target.Description)
+	unusable    func(*client.Response) (string, string) // Config.Unusable
 }
 
 func runWith(t *testing.T, f rewrite, seed uint64, mix Mix, sh sharing) *Report {
@@ -101,7 +102,7 @@ func runWith(t *testing.T, f rewrite, seed uint64, mix Mix, sh sharing) *Report 
 	if err := d.Discover(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Judge: allJudged, Mix: mix, Steps: 40, Seed: seed, Eventually: time.Second, SoleWriter: !sh.shared, SharedUsers: sh.shared, Marker: "mdl"}
+	cfg := Config{Judge: allJudged, Mix: mix, Steps: 40, Seed: seed, Eventually: time.Second, SoleWriter: !sh.shared, SharedUsers: sh.shared, Marker: "mdl", Unusable: sh.unusable}
 	if err := FromTarget(ctx, c, d, &cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -456,5 +457,40 @@ func TestOtherClientsMarksAreLearnedOnlyWhenNamed(t *testing.T) {
 	}
 	if rep := runWith(t, dropNewest, 1, unreadMix, sharing{shared: true}); rep.Finding != nil {
 		t.Logf("without a log of writes, caught anyway: %s", rep.Finding.Requirement)
+	}
+}
+
+// A read whose answer breaks another requirement than those the run
+// judges, in a way that leaves nothing to read, is read again once: the
+// run goes on with a usable second answer and reports the first as met.
+// Without Config.Unusable the run stops there, blocked.
+func TestAnUnusableReadOfAnotherRequirementIsReadAgain(t *testing.T) {
+	var n atomic.Int64
+	every := int64(3)
+	wrapped := func(req *http.Request, status int, body []byte) (int, []byte) {
+		if req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, "/unreadItems") && n.Add(1)%every == 0 {
+			return status, []byte(`{"items":` + string(body) + `}`)
+		}
+		return status, body
+	}
+	unusable := func(resp *client.Response) (string, string) {
+		var top map[string]any
+		if resp.Operation == "getUnreadItems" && (json.Unmarshal(resp.Body, &top) != nil || top["chat"] == nil) {
+			return "UNREAD-SHAPE", "another shape"
+		}
+		return "", ""
+	}
+	mix := Mix{Send: 2, Unread: 4, Mark: 1}
+	rep := runWith(t, wrapped, 1, mix, sharing{unusable: unusable})
+	if rep.Blocked != "" || rep.Finding != nil {
+		t.Fatalf("one answer in three of another shape: blocked %q %s, finding %v", rep.Blocked, rep.BlockedText, rep.Finding)
+	}
+	if len(rep.Met) == 0 || rep.Met[0].Requirement != "UNREAD-SHAPE" || rep.Met[0].Response == nil {
+		t.Errorf("met %+v, want the wrapped answers under UNREAD-SHAPE", rep.Met)
+	}
+	every = 1
+	rep = runWith(t, wrapped, 1, mix, sharing{unusable: unusable})
+	if rep.Blocked != "UNREAD-SHAPE" || rep.Finding != nil {
+		t.Errorf("every answer of another shape: blocked %q, finding %v; want blocked by UNREAD-SHAPE and no finding", rep.Blocked, rep.Finding)
 	}
 }

@@ -62,6 +62,21 @@ type Config struct {
 	SharedUsers bool
 	// Marker is a word every text the run writes carries.
 	Marker string
+	// Unusable, when set, names the requirement an answer breaks in a way
+	// that leaves nothing to read in it (a refused token, a server
+	// failure, a success of another shape), with the breach's signature,
+	// or "" when the answer is usable. A read whose answer is unusable for
+	// a requirement the run does not judge is sent again once; when the
+	// second answer is usable the run goes on with it and reports the
+	// first in Report.Met.
+	Unusable func(*client.Response) (requirement, signature string)
+}
+
+// Met is an answer a run could not use and read again: a breach of a
+// requirement the run does not judge, met on the way.
+type Met struct {
+	Requirement, Signature string
+	Response               *client.Response
 }
 
 // Finding is a statement of the description a sequence broke.
@@ -133,6 +148,8 @@ type Report struct {
 	// Applied lists the requirements whose statements were applied to at
 	// least one answer.
 	Applied []string
+	// Met are the answers the run read again (see Config.Unusable).
+	Met []Met
 	// Unread is, per index in Config.Users, the ids the run's messages left unread
 	// for that user, for the caller to mark read when it is done.
 	Unread map[int][]string
@@ -186,7 +203,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}()
 	exec := func(ops []op) (*machine, any) {
 		runs++
-		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, walked: &walked, foreign: foreign, foreignRead: &foreignRead, accessMax: accessMax, soft: &soft, marked: map[int]time.Time{}, sent: map[int]*written{}}
+		m := &machine{ctx: ctx, cfg: &cfg, st: newState(len(cfg.Users)), judge: judge, applied: applied, seq: runs, room: room, walked: &walked, foreign: foreign, foreignRead: &foreignRead, accessMax: accessMax, soft: &soft, met: &rep.Met, marked: map[int]time.Time{}, sent: map[int]*written{}}
 		end := m.exec(ops)
 		rep.Requests += m.reqs
 		rep.Operations += len(m.steps)
