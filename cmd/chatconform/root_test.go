@@ -128,6 +128,9 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 			[]string{"UNREAD-CHAT", "UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG"}},
 		{"the rooms list always null", "ROOM-LIST/shape#2", "HTTP-GET-SAFE || AUTH-BEARER", "ROOM-LIST",
 			[]string{"HTTP-GET-SAFE", "AUTH-BEARER"}, "the checks need no room of the list", nil, []string{"HTTP-GET-SAFE", "AUTH-BEARER"}},
+		// ... but a hide is judged on a list that held the room first.
+		{"no hide judged on a null rooms list", "ROOM-LIST/shape#2", "ROOM-HIDE", "ROOM-LIST",
+			[]string{"ROOM-HIDE"}, "a null list shows no room to take out", []string{"ROOM-HIDE"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

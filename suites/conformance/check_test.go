@@ -93,7 +93,8 @@ func TestRecordingOfACheckOutOfTimeIsAnError(t *testing.T) {
 
 // A check of several statements judges each on its own (holds) and fails
 // on the first breach once the rest is judged; a statement that held once
-// and was breached after is not counted judged beside that failure.
+// and was breached after is not counted judged beside that failure, and
+// its breach is a finding of its own.
 func TestHoldsJudgesEachStatementAndCountsNoneBreachedAsJudged(t *testing.T) {
 	const defaults, editedAt, text = "MSG-SEND-DEFAULTS", "MSG-SEND-EDITEDAT-NULL", "MSG-SEND-TEXT"
 	r := NewRecording("a check", []string{defaults, editedAt, text})
@@ -112,7 +113,7 @@ func TestHoldsJudgesEachStatementAndCountsNoneBreachedAsJudged(t *testing.T) {
 	if r.end != failed || !strings.Contains(r.message, "editedAt of a new message") {
 		t.Errorf("end %v, message %q: want the first breach", r.end, r.message)
 	}
-	var judged []string
+	var judged, soft []string
 	fails := ""
 	for _, e := range r.ReportEntries() {
 		switch e.Name {
@@ -120,7 +121,12 @@ func TestHoldsJudgesEachStatementAndCountsNoneBreachedAsJudged(t *testing.T) {
 			judged = append(judged, e.Value)
 		case EntryFailed:
 			fails = e.Value
+		case EntrySoftFail:
+			soft = append(soft, strings.SplitN(e.Value, "\n", 2)[0])
 		}
+	}
+	if strings.Join(soft, ",") != defaults {
+		t.Errorf("soft failures %v, want %s: its breach is a finding beside the check's failure", soft, defaults)
 	}
 	if fails != editedAt {
 		t.Errorf("fails %q, want %s", fails, editedAt)

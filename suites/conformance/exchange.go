@@ -33,13 +33,14 @@ func (e *Env) call(u int, req client.Request) *client.Response {
 
 // reach is call for a check that needs no more of the answer than that
 // the operation was served there: only what says it was not (its status,
-// its route, its security) fails the check. What the body breaks is left
-// to the document checker, which judges every answer of the run, and to
-// the checks of the requirements it breaks.
+// its route, its security, a body that is not JSON, as a page any path
+// would get) fails the check. What the JSON breaks is left to the
+// document checker, which judges every answer of the run, and to the
+// checks of the requirements it breaks.
 func (e *Env) reach(u int, req client.Request) *client.Response {
 	GinkgoHelper()
 	return e.callKeeping(u, req, func(v spec.Violation) bool {
-		return v.Rule == "status" || v.Rule == "route" || v.Rule == "security"
+		return v.Rule == "status" || v.Rule == "route" || v.Rule == "security" || v.Rule == "content-type" || v.Rule == "decode"
 	})
 }
 
@@ -95,7 +96,10 @@ func (e *Env) readAgain(u int, req client.Request, resp *client.Response, keep f
 		return nil
 	}
 	owner, sig := unusable(resp, slices.DeleteFunc(slices.Clone(resp.Violations), func(v spec.Violation) bool { return !keep(v) }))
-	if owner == "" || slices.Contains(e.ids, owner) || (resp.Status >= 500 && slices.Contains(e.ids, "GEN-NO-5XX")) {
+	// The answer is the check's to judge when it breaks one of the
+	// check's own requirements, whichever else it breaks.
+	if owner == "" || slices.ContainsFunc(breaches(resp, resp.Violations), func(r string) bool { return slices.Contains(e.ids, r) }) ||
+		(resp.Status >= 500 && slices.Contains(e.ids, "GEN-NO-5XX")) {
 		return nil
 	}
 	again, err := e.Client.Do(e.ctx, req)
@@ -107,6 +111,24 @@ func (e *Env) readAgain(u int, req client.Request, resp *client.Response, keep f
 	}
 	e.noteSoft(owner, sig, explain(resp, "gave an answer the check could not use, and the same read right after gave one it could: the check went on with that one"))
 	return again
+}
+
+// breaches names every requirement resp breaks: the token's place for a
+// token refused, the operation's for any other refusal, and the owner of
+// each violation.
+func breaches(resp *client.Response, violations []spec.Violation) []string {
+	var out []string
+	if refused := refusedPlace(resp); refused != "" {
+		out = append(out, refused) // the token's place, not the operation
+	} else if resp.Status >= 400 {
+		out = append(out, operationRequirement[resp.Operation])
+	}
+	for _, v := range violations {
+		if r := blame(resp.Operation, v); r != "" && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // unusable names the requirement whose breach leaves nothing a check can

@@ -68,7 +68,10 @@ func (e *Env) runModel(a modelArea) {
 	}
 	cfg := model.Config{Judge: a.reqs, Mix: a.mix, Seed: e.Seed, Steps: a.steps, Sequences: sequences,
 		Eventually: e.Eventually, SoleWriter: e.SoleWriter, SharedUsers: e.Beside, Marker: e.Marker(),
-		Unusable: func(resp *client.Response) (string, string) { return unusable(resp, resp.Violations) }}
+		Unusable: func(resp *client.Response) (string, string, []string) {
+			owner, sig := unusable(resp, resp.Violations)
+			return owner, sig, breaches(resp, resp.Violations)
+		}}
 	var err error
 	e.step("ROOM-LIST", func() { err = model.FromTarget(e.ctx, e.Client, e.Target, &cfg) })
 	var reps []*model.Report
@@ -132,6 +135,11 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 			failed[rep.Finding.Requirement] = true
 		}
 	}
+	for _, rep := range reps {
+		for _, m := range rep.Met { // answers read again: breaches of other requirements, met here
+			e.noteSoft(m.Requirement, m.Signature, explain(m.Response, "gave the model's sequence an answer it could not use, and the same read right after gave one it could: the sequence went on with that one"))
+		}
+	}
 	first := reps[0]
 	if first.Blocked == "AUTH-BEARER" {
 		e.noteSoft(first.Blocked, refusedAcceptedSig, "the model's sequence: "+first.BlockedText) // see the model's wanted
@@ -147,11 +155,6 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 	for _, r := range e.ids {
 		if !failed[r] && !slices.Contains(applied, r) {
 			e.entry(EntryNotApplied, r+"\nno sequence of the model's draws applied a statement of "+r+" in this run")
-		}
-	}
-	for _, rep := range reps {
-		for _, m := range rep.Met { // answers read again: breaches of other requirements, met here
-			e.noteSoft(m.Requirement, m.Signature, explain(m.Response, "gave the model's sequence an answer it could not use, and the same read right after gave one it could: the sequence went on with that one"))
 		}
 	}
 	for _, rep := range reps[1:] {

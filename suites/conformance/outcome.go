@@ -115,7 +115,7 @@ func (e *Env) softViolations(resp *client.Response, violations []spec.Violation)
 		return false
 	}
 	for i, v := range slices.DeleteFunc(slices.Clone(violations), func(v spec.Violation) bool { return v.Rule == "cut" }) {
-		if r := broken[i]; nullList(v) && !slices.Contains(e.ids, r) && *e.suspect == "" {
+		if r := broken[i]; nullList(v) && !slices.Contains(e.ids, r) && e.suspect != nil && *e.suspect == "" {
 			// What the check reads there is an empty list; should it
 			// fail after, the elements it missed may be the ones the
 			// null left out, so the null's owner blocks it.
@@ -212,19 +212,43 @@ func (e *Env) holdsEventually(req string, f func(g Gomega)) {
 	e.holdsLater(req, failure == "", "%s", failure)
 }
 
+// breached reports whether the check has gone on past a breach of req
+// (see holdsLater).
+func (e *Env) breached(req string) bool {
+	return e.later != nil && slices.ContainsFunc(*e.later, func(l laterFail) bool { return l.req == req })
+}
+
 // judgeHeld counts judged, when the check ends however it ends, the
 // requirements whose statements held wherever the check applied them
-// (holdsLater) and were never breached.
-func (e *Env) judgeHeld() {
+// (holdsLater) and were never breached, but failing, the requirement the
+// check is failing on (a statement of it that held earlier is no verdict
+// beside its failure).
+func (e *Env) judgeHeld(failing string) {
 	if e.held == nil {
 		return
 	}
 	for _, req := range *e.held {
-		if !slices.ContainsFunc(*e.later, func(l laterFail) bool { return l.req == req }) {
+		if req != failing && !slices.ContainsFunc(*e.later, func(l laterFail) bool { return l.req == req }) {
 			e.verifies(req, func() {})
 		}
 	}
 	*e.held = nil
+}
+
+// noteLater records, when the check ends failing on failing, each other
+// requirement's breach it went on past (holdsLater) as a finding of that
+// requirement: the check's failure names one requirement, and the others
+// it judged broken are FAIL all the same, not left blocked by it.
+func (e *Env) noteLater(failing string) {
+	if e.later == nil {
+		return
+	}
+	for _, l := range *e.later {
+		if l.req != failing {
+			e.noteSoft(l.req, "a breach of "+l.req+" in a check that failed on another of its statements", l.text)
+		}
+	}
+	*e.later = nil
 }
 
 // laterFail is a breach of one of the check's own requirements on an
@@ -235,7 +259,7 @@ type laterFail struct{ req, text string }
 // the body has judged everything else.
 func (e *Env) failLater() {
 	GinkgoHelper()
-	e.judgeHeld()
+	e.judgeHeld("")
 	if e.later == nil || len(*e.later) == 0 {
 		return
 	}
@@ -357,7 +381,8 @@ func (e *Env) lacking(req, text string) {
 // it is named before noteBlocker reports it.
 func (e *Env) unwind() {
 	if r := recover(); r != nil {
-		e.judgeHeld()
+		e.judgeHeld(*e.judging)
+		e.noteLater(*e.judging)
 		e.probeRoot()
 		e.probeUnreadGround()
 		// A breach the check went on past explains a failure after it, of

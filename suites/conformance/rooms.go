@@ -142,6 +142,11 @@ func roomSpecs(d decl) {
 			listed := e.rooms(0, "rooms")
 			mine := idSetRooms(listed)
 			if !mine[room] {
+				if listed == nil {
+					// null where the list belongs: nothing to see a hide
+					// take the room out of
+					e.lacking("ROOM-LIST", "user 1's rooms list is null: there is no list to see the hide take the room out of")
+				}
 				e.by("user 1 does not list the room now: an earlier run may have hidden it for good")
 			}
 			for _, rm := range listed {

@@ -283,14 +283,16 @@ func (m *machine) do(u int, r client.Request) *client.Response {
 	}
 	if r.Method == http.MethodGet && !r.Invalid && m.cfg.Unusable != nil {
 		// A server failure is the run's own finding where it judges them.
-		if req, sig := m.cfg.Unusable(resp); req != "" && !m.judge[req] && !(resp.Status >= 500 && m.judge["GEN-NO-5XX"]) {
+		req, sig, breaks := m.cfg.Unusable(resp)
+		judged := slices.ContainsFunc(breaks, func(r string) bool { return m.judge[r] })
+		if req != "" && !judged && !(resp.Status >= 500 && m.judge["GEN-NO-5XX"]) {
 			again, err := m.cfg.Client.Do(m.ctx, r)
 			m.reqs++
 			if err != nil {
 				panic(aborted{err})
 			}
-			switch still, _ := m.cfg.Unusable(again); {
-			case still == "" && ok2xx(again.Status):
+			switch still, _, _ := m.cfg.Unusable(again); {
+			case still == "": // usable, or a refusal for the run to judge
 				*m.met = append(*m.met, Met{Requirement: req, Signature: sig, Response: resp})
 				resp = again
 			case resp.Status != http.StatusUnauthorized: // a token refused twice is for wanted to tell apart

@@ -67,7 +67,7 @@ func runMix(t *testing.T, f rewrite, seed uint64, mix Mix) *Report {
 type sharing struct {
 	shared, log bool
 	other       func(ctx context.Context, c *client.Client, d *target.Description)
-	unusable    func(*client.Response) (string, string) // Config.Unusable
+	unusable    func(*client.Response) (string, string, []string) // Config.Unusable
 }
 
 func runWith(t *testing.T, f rewrite, seed uint64, mix Mix, sh sharing) *Report {
@@ -473,12 +473,12 @@ func TestAnUnusableReadOfAnotherRequirementIsReadAgain(t *testing.T) {
 		}
 		return status, body
 	}
-	unusable := func(resp *client.Response) (string, string) {
+	unusable := func(resp *client.Response) (string, string, []string) {
 		var top map[string]any
 		if resp.Operation == "getUnreadItems" && (json.Unmarshal(resp.Body, &top) != nil || top["chat"] == nil) {
-			return "UNREAD-SHAPE", "another shape"
+			return "UNREAD-SHAPE", "another shape", []string{"UNREAD-SHAPE"}
 		}
-		return "", ""
+		return "", "", nil
 	}
 	mix := Mix{Send: 2, Unread: 4, Mark: 1}
 	rep := runWith(t, wrapped, 1, mix, sharing{unusable: unusable})

@@ -65,11 +65,11 @@ type Config struct {
 	// Unusable, when set, names the requirement an answer breaks in a way
 	// that leaves nothing to read in it (a refused token, a server
 	// failure, a success of another shape), with the breach's signature,
-	// or "" when the answer is usable. A read whose answer is unusable for
-	// a requirement the run does not judge is sent again once; when the
-	// second answer is usable the run goes on with it and reports the
-	// first in Report.Met.
-	Unusable func(*client.Response) (requirement, signature string)
+	// or "" when the answer is usable, and every requirement the answer
+	// breaks. A read whose answer is unusable, and breaks no requirement
+	// the run judges, is sent again once; when the second answer is
+	// usable the run goes on with it and reports the first in Report.Met.
+	Unusable func(*client.Response) (requirement, signature string, breaks []string)
 }
 
 // Met is an answer a run could not use and read again: a breach of a
