@@ -144,7 +144,8 @@ func (m *Matrix) Write(w io.Writer) {
 		fmt.Fprintln(w, r.line())
 		if m.Full && r.Verdicts != nil {
 			fail, red := r.red()
-			fmt.Fprintf(w, "           requirements FAIL %d, FAIL or BLOCKED %d\n", fail, red)
+			judged, checkable := r.judged()
+			fmt.Fprintf(w, "           requirements FAIL %d, FAIL or BLOCKED %d; judged %d of %d checkable\n", fail, red, judged, checkable)
 		}
 		for _, f := range r.Failed {
 			fmt.Fprintf(w, "           %s\n", f.describe())
