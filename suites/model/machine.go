@@ -297,7 +297,14 @@ func (m *machine) do(u int, r client.Request) *client.Response {
 				resp = again
 			case resp.Status != http.StatusUnauthorized: // a token refused twice is for wanted to tell apart
 				// Nothing in it is the run's to judge: what it would read
-				// there is no ground for a finding of its own.
+				// there is no ground for a finding of its own. A read
+				// operation is left out (the model learns nothing from it,
+				// and the sequence goes on); a read a write needs blocks
+				// the run.
+				*m.met = append(*m.met, Met{Requirement: req, Signature: sig, Response: resp})
+				if m.settling {
+					panic(abandoned{})
+				}
 				panic(blocked{req: req, text: fmt.Sprintf("%s %s answered %d, twice, with an answer that breaks %s: %s", r.Method, r.Path, resp.Status, req, cut(string(resp.Body), 300))})
 			}
 		}
@@ -696,14 +703,22 @@ func (m *machine) settle(o op) {
 	}
 }
 
+// abandoned ends a read operation whose answer nothing can be read in,
+// twice (see do): the operation is left out and the sequence goes on.
+type abandoned struct{}
+
 // read makes one read; false when it met a pending mismatch.
 func (m *machine) read(o op) (done bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			if _, ok := r.(pending); !ok {
+			switch r.(type) {
+			case pending:
+				done = false
+			case abandoned:
+				done = true
+			default:
 				panic(r)
 			}
-			done = false
 		}
 	}()
 	m.readOp(o)
