@@ -382,7 +382,6 @@ func (e *Env) lacking(req, text string) {
 func (e *Env) unwind() {
 	if r := recover(); r != nil {
 		e.judgeHeld(*e.judging)
-		e.noteLater(*e.judging)
 		e.probeRoot()
 		e.probeUnreadGround()
 		// A breach the check went on past explains a failure after it, of
@@ -391,6 +390,11 @@ func (e *Env) unwind() {
 		// check named what broke.
 		if *e.suspect != "" && (e.rooted == nil || !*e.rooted) && *e.judging != *e.suspect {
 			*e.blocker, *e.judging = *e.suspect, ""
+		}
+		// The check's other breaches are findings when it fails on its
+		// own; a blocked check's stand on the ground that blocked it.
+		if *e.blocker == "" {
+			e.noteLater(*e.judging)
 		}
 		e.noteStepFails(true)
 		e.noteBlocker()
