@@ -135,3 +135,62 @@ func TestHoldsJudgesEachStatementAndCountsNoneBreachedAsJudged(t *testing.T) {
 		t.Errorf("judged %v, want only %s: %s was breached after it held once", judged, text, defaults)
 	}
 }
+
+// A check that ends blocked keeps as findings the breaches it had gone on
+// past, but for those met after a breach of the ground under it (its
+// suspect), which that breach explains.
+func TestABlockedCheckKeepsTheBreachesNotStandingOnBrokenGround(t *testing.T) {
+	const defaults, text = "MSG-SEND-DEFAULTS", "MSG-SEND-TEXT"
+	breach := func(e *Env) {
+		e.holds(defaults, func(g gomega.Gomega) { g.Expect(0).To(gomega.Equal(1), "v of a new message") })
+	}
+	ground := func(e *Env) { e.groundBroken(text, "a send answered another text", "a send answered another text") }
+	for _, tc := range []struct {
+		name      string
+		body      func(e *Env)
+		blockedBy string
+		soft      string // the soft failures, in order
+	}{
+		{"blocked by a later step", func(e *Env) {
+			breach(e)
+			e.step("MSG-GET-ONE", func() { e.fail("a read by id answered 500") })
+		}, "MSG-GET-ONE", "MSG-GET-ONE," + defaults}, // the step's own finding, then the breach
+		{"a breach after the broken ground", func(e *Env) {
+			ground(e)
+			breach(e)
+			e.fail("a later assertion")
+		}, text, text},
+		{"a breach before the broken ground", func(e *Env) {
+			breach(e)
+			ground(e)
+			e.fail("a later assertion")
+		}, text, text + "," + defaults},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ids := []string{defaults, "UNREAD-CHAT"}
+			r := NewRecording("a check", ids)
+			r.Run(context.Background(), func(_ context.Context, ct CheckT) {
+				e := &Env{t: ct, ids: ids, blocker: new(string), judging: new(string), suspect: new(string), suspectAt: new(int),
+					judged: map[string]bool{}, soft: map[string]bool{}, later: new([]laterFail), held: new([]string)}
+				defer e.unwind()
+				tc.body(e)
+				e.failLater()
+			}, func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), time.Second)
+			})
+			var soft []string
+			blockedBy := ""
+			for _, x := range r.ReportEntries() {
+				switch x.Name {
+				case EntrySoftFail:
+					soft = append(soft, strings.SplitN(x.Value, "\n", 2)[0])
+				case EntryBlockedBy:
+					blockedBy = x.Value
+				}
+			}
+			if blockedBy != tc.blockedBy || strings.Join(soft, ",") != tc.soft {
+				t.Errorf("blocked by %q, soft failures %v; want %q and %s", blockedBy, soft, tc.blockedBy, tc.soft)
+			}
+		})
+	}
+}

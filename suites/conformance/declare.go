@@ -243,7 +243,7 @@ func (d decl) bind(ctx context.Context, t CheckT) *Env {
 	}
 	e.ids = RequirementIDs(t.Labels())
 	e.blocker, e.judging, e.suspect, e.soft, e.judged = new(string), new(string), new(string), map[string]bool{}, map[string]bool{}
-	e.later, e.held = new([]laterFail), new([]string)
+	e.later, e.held, e.suspectAt = new([]laterFail), new([]string), new(int)
 	e.stepFails, e.rooted = new([]stepFail), new(bool)
 	e.left = &leftover{ids: map[int]map[string][]string{}}
 	e.wrote = &checkWrites{}

@@ -78,8 +78,11 @@ type Env struct {
 	// can explain a failure after it (a page longer than its limit): should
 	// the check fail, it is blocked by that requirement (see unwind).
 	suspect *string
-	soft    map[string]bool // requirements recorded as soft failures (see softly)
-	judged  map[string]bool // own requirements whose verifies blocks held (see verifies)
+	// suspectAt is how many breaches the check had gone on past (later)
+	// when the suspect was met: those stand on other ground.
+	suspectAt *int
+	soft      map[string]bool // requirements recorded as soft failures (see softly)
+	judged    map[string]bool // own requirements whose verifies blocks held (see verifies)
 	// later holds breaches of the check's own requirements on answers the
 	// check could go on with (see softViolations): each fails the check
 	// once the rest of it has been judged.

@@ -138,6 +138,8 @@ func breaches(resp *client.Response, violations []spec.Violation) []string {
 // first named, else the operation's). It returns "" for an answer a check
 // can use, and for any other refusal, which is for the check to judge.
 func unusable(resp *client.Response, violations []spec.Violation) (owner, sig string) {
+	// What the request broke says nothing of the answer.
+	violations = slices.DeleteFunc(slices.Clone(violations), func(v spec.Violation) bool { return v.Side == "request" })
 	switch {
 	case resp.Status == http.StatusUnauthorized:
 		if owner = refusedPlace(resp); owner != "" {

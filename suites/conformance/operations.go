@@ -52,9 +52,7 @@ func (e *Env) groundBroken(req, sig, text string) {
 		return
 	}
 	e.noteSoft(req, sig, text)
-	if *e.suspect == "" {
-		*e.suspect = req
-	}
+	e.suspectFrom(req)
 }
 
 func (e *Env) edit(u int, room, id, text string) Message {

@@ -115,11 +115,11 @@ func (e *Env) softViolations(resp *client.Response, violations []spec.Violation)
 		return false
 	}
 	for i, v := range slices.DeleteFunc(slices.Clone(violations), func(v spec.Violation) bool { return v.Rule == "cut" }) {
-		if r := broken[i]; nullList(v) && !slices.Contains(e.ids, r) && e.suspect != nil && *e.suspect == "" {
+		if r := broken[i]; nullList(v) && !slices.Contains(e.ids, r) {
 			// What the check reads there is an empty list; should it
 			// fail after, the elements it missed may be the ones the
 			// null left out, so the null's owner blocks it.
-			*e.suspect = r
+			e.suspectFrom(r)
 		}
 	}
 	what := "breaks the OpenAPI document of the " + string(e.Profile) + " profile, and the check went on with the answer:"
@@ -212,6 +212,18 @@ func (e *Env) holdsEventually(req string, f func(g Gomega)) {
 	e.holdsLater(req, failure == "", "%s", failure)
 }
 
+// suspectFrom makes req the check's suspect (see Env.suspect), unless it
+// has one, and notes how many breaches the check had gone on past before.
+func (e *Env) suspectFrom(req string) {
+	if e.suspect == nil || *e.suspect != "" {
+		return
+	}
+	*e.suspect = req
+	if e.suspectAt != nil && e.later != nil {
+		*e.suspectAt = len(*e.later)
+	}
+}
+
 // breached reports whether the check has gone on past a breach of req
 // (see holdsLater).
 func (e *Env) breached(req string) bool {
@@ -236,15 +248,16 @@ func (e *Env) judgeHeld(failing string) {
 }
 
 // noteLater records, when the check ends failing on failing, each other
-// requirement's breach it went on past (holdsLater) as a finding of that
-// requirement: the check's failure names one requirement, and the others
-// it judged broken are FAIL all the same, not left blocked by it.
-func (e *Env) noteLater(failing string) {
+// requirement's breach it went on past (holdsLater), of the first upTo,
+// as a finding of that requirement: the check's failure names one
+// requirement, and the others it judged broken are FAIL all the same, not
+// left blocked by it.
+func (e *Env) noteLater(failing string, upTo int) {
 	if e.later == nil {
 		return
 	}
-	for _, l := range *e.later {
-		if l.req != failing {
+	for i, l := range *e.later {
+		if i < upTo && l.req != failing {
 			e.noteSoft(l.req, "a breach of "+l.req+" in a check that failed on another of its statements", l.text)
 		}
 	}
@@ -388,13 +401,28 @@ func (e *Env) unwind() {
 		// its own or of a step (another user's unread message that was
 		// answered as the caller's own, say), unless the ground under the
 		// check named what broke.
-		if *e.suspect != "" && (e.rooted == nil || !*e.rooted) && *e.judging != *e.suspect {
-			*e.blocker, *e.judging = *e.suspect, ""
+		rooted, bySuspect := e.rooted != nil && *e.rooted, false
+		if *e.suspect != "" && !rooted && *e.judging != *e.suspect {
+			*e.blocker, *e.judging, bySuspect = *e.suspect, "", true
 		}
-		// The check's other breaches are findings when it fails on its
-		// own; a blocked check's stand on the ground that blocked it.
-		if *e.blocker == "" {
-			e.noteLater(*e.judging)
+		// The check's other breaches are findings, but for those that
+		// stand on broken ground: every one when the ground under the
+		// check named what broke, those met after the breach that blocks
+		// it otherwise. A check left without an answer fails on nothing.
+		failing := *e.judging
+		if e.noAnswer() {
+			failing = ""
+		}
+		switch {
+		case rooted:
+		case bySuspect:
+			upTo := 0
+			if e.suspectAt != nil {
+				upTo = *e.suspectAt
+			}
+			e.noteLater(failing, upTo)
+		default:
+			e.noteLater(failing, len(*e.later))
 		}
 		e.noteStepFails(true)
 		e.noteBlocker()
