@@ -71,7 +71,7 @@ func (e *Env) callKeeping(u int, req client.Request, keep func(spec.Violation) b
 			e.noteSent(u, strings.TrimSuffix(strings.TrimPrefix(req.Path, "/v1/rooms/"), "/chatMessages"), sent.ID)
 		}
 	}
-	violations := slices.DeleteFunc(slices.Clone(resp.Violations), func(v spec.Violation) bool { return !keep(v) })
+	violations := kept(resp.Violations, keep)
 	if req.Invalid && e.Profile == spec.Core {
 		// Error statuses are not shown at core: a request the check expects
 		// to be refused may get any status, a redirect included.
@@ -79,6 +79,11 @@ func (e *Env) callKeeping(u int, req client.Request, keep func(spec.Violation) b
 	}
 	e.failOn(resp, violations)
 	return resp
+}
+
+// kept returns the violations keep keeps, in a new slice.
+func kept(vs []spec.Violation, keep func(spec.Violation) bool) []spec.Violation {
+	return slices.DeleteFunc(slices.Clone(vs), func(v spec.Violation) bool { return !keep(v) })
 }
 
 // readAgain sends again, once, a read of user u's own whose answer the
@@ -95,7 +100,7 @@ func (e *Env) readAgain(u int, req client.Request, resp *client.Response, keep f
 	if req.Method != "GET" || req.Invalid || req.Place == client.NoToken || req.Token != e.Users[u].Token {
 		return nil
 	}
-	owner, sig := unusable(resp, slices.DeleteFunc(slices.Clone(resp.Violations), func(v spec.Violation) bool { return !keep(v) }))
+	owner, sig := unusable(resp, kept(resp.Violations, keep))
 	// The answer is the check's to judge when it breaks one of the
 	// check's own requirements, whichever else it breaks.
 	if owner == "" || slices.ContainsFunc(breaches(resp, resp.Violations), func(r string) bool { return slices.Contains(e.ids, r) }) ||
@@ -106,7 +111,7 @@ func (e *Env) readAgain(u int, req client.Request, resp *client.Response, keep f
 	if err != nil || again.Status/100 != 2 {
 		return nil
 	}
-	if _, ok := usableDespite(again, slices.DeleteFunc(slices.Clone(again.Violations), func(v spec.Violation) bool { return !keep(v) })); !ok {
+	if _, ok := usableDespite(again, kept(again.Violations, keep)); !ok {
 		return nil
 	}
 	e.noteSoft(owner, sig, explain(resp, "gave an answer the check could not use, and the same read right after gave one it could: the check went on with that one"))
