@@ -137,7 +137,11 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 	}
 	for _, rep := range reps {
 		for _, m := range rep.Met { // answers read again: breaches of other requirements, met here
-			e.noteSoft(m.Requirement, m.Signature, explain(m.Response, "gave the model's sequence an answer nothing could be read in: the sequence read it again, and went on with the second answer, or without the read when that one was no better"))
+			what := "gave the model's sequence an answer nothing could be read in: the sequence read it again, and went on with the second answer, or without the read when that one was no better"
+			if m.Made {
+				what = "gave the model's sequence an answer it could not use, though the write was made: the sequence read it back and went on with what it read"
+			}
+			e.noteSoft(m.Requirement, m.Signature, explain(m.Response, what))
 		}
 	}
 	first := reps[0]

@@ -102,6 +102,21 @@ func (e *Env) noteWrite(u int, req client.Request, resp *client.Response) {
 	e.wrote.list = append(e.wrote.list, write{u: u, room: m[1], id: id, edit: edit, text: text, answered: got.Text, other: edit && got.ID != "" && got.ID != id})
 }
 
+// noteMade records, as noteWrite does for an acknowledged send, a message
+// user u sent whose answer the check could not use and which it found
+// stored (see madeDespite).
+func (e *Env) noteMade(u int, room, id, text string) {
+	e.noteSent(u, room, id)
+	if e.wrote == nil {
+		return
+	}
+	e.wrote.mu.Lock()
+	defer e.wrote.mu.Unlock()
+	if len(e.wrote.list) < maxProbed {
+		e.wrote.list = append(e.wrote.list, write{u: u, room: room, id: id, text: text})
+	}
+}
+
 // noteGenerated records, for the root probe, a message a generated request
 // of user 1 wrote and read back by id, with the texts the engine wrote to
 // it before.

@@ -63,8 +63,8 @@ func transportSpecs(d decl) {
 			e.expectOK(e.call(w, client.Request{Method: "GET", Path: messagesPath(room), Query: q("limit", "1"), Place: p.(client.TokenPlace)}), &page)
 			e.by("sending a message with the token in the same place: writes take it too")
 			text, _ := e.text()
-			resp := e.call(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: place})
-			if resp.Status/100 != 2 {
+			resp, m, made := e.sent(w, client.Request{Method: "POST", Path: messagesPath(room), Body: map[string]string{"text": text}, Place: place})
+			if !made && resp.Status/100 != 2 {
 				// A refusal: the same send with the token in the other place tells the
 				// token's place from a send that fails whatever the place
 				// (MSG-SEND-200's).
@@ -75,8 +75,9 @@ func transportSpecs(d decl) {
 				}
 				e.step("MSG-SEND-200", func() { e.expectStatus(resp, 200) })
 			}
-			var m Message
-			e.decode(resp, &m)
+			if !made {
+				e.decode(resp, &m)
+			}
 			if m.FromUser.ID != e.me(w) {
 				// Likewise: a sender wrong whatever the place is the send's
 				// (MSG-SEND-TEXT names the caller as fromUser).

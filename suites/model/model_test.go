@@ -69,6 +69,7 @@ type sharing struct {
 	shared, log bool
 	other       func(ctx context.Context, c *client.Client, d *target.Description)
 	unusable    func(*client.Response) (string, string, []string) // Config.Unusable
+	judge       []string                                          // Config.Judge; nil: allJudged
 }
 
 func runWith(t *testing.T, f rewrite, seed uint64, mix Mix, sh sharing) *Report {
@@ -103,7 +104,11 @@ func runWith(t *testing.T, f rewrite, seed uint64, mix Mix, sh sharing) *Report 
 	if err := d.Discover(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Judge: allJudged, Mix: mix, Steps: 40, Seed: seed, Eventually: time.Second, SoleWriter: !sh.shared, SharedUsers: sh.shared, Marker: "mdl", Unusable: sh.unusable}
+	judge := allJudged
+	if sh.judge != nil {
+		judge = sh.judge
+	}
+	cfg := Config{Judge: judge, Mix: mix, Steps: 40, Seed: seed, Eventually: time.Second, SoleWriter: !sh.shared, SharedUsers: sh.shared, Marker: "mdl", Unusable: sh.unusable}
 	if err := FromTarget(ctx, c, d, &cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -497,5 +502,41 @@ func TestAnUnusableReadOfAnotherRequirementIsReadAgain(t *testing.T) {
 	}
 	if len(rep.Met) == 0 || slices.Contains(rep.Applied, "UNREAD-CHAT") {
 		t.Errorf("every answer of another shape: met %d, applied %v; want them met, and UNREAD-CHAT never applied", len(rep.Met), rep.Applied)
+	}
+}
+
+// A send or an edit whose answer the sequence cannot use, where the
+// write was made all the same, is read back and the sequence goes on with
+// what it read, when the run judges neither the answer's breach nor any
+// statement about the write's answer; a run that judges one is blocked
+// as before.
+func TestAWriteWhoseAnswerIsUnusableIsReadBack(t *testing.T) {
+	empty := func(req *http.Request, status int, body []byte) (int, []byte) {
+		if status == http.StatusOK && (req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/chatMessages") || req.Method == http.MethodPut) {
+			return http.StatusAccepted, nil
+		}
+		return status, body
+	}
+	unusable := func(resp *client.Response) (string, string, []string) {
+		if resp.Status == http.StatusAccepted {
+			return "MSG-SEND-200", "accepted", []string{"MSG-SEND-200"}
+		}
+		return "", "", nil
+	}
+	mix := Mix{Send: 3, Edit: 2, Unread: 3, Mark: 1}
+	unreadOnly := []string{"UNREAD-CHAT", "UNREAD-MARK-READ", "UNREAD-READBY", "MSG-EDIT-PERSISTED"}
+	rep := runWith(t, empty, 1, mix, sharing{unusable: unusable, judge: unreadOnly})
+	if rep.Blocked != "" || rep.Finding != nil {
+		t.Fatalf("every write answered 202 with no body: blocked %q %s, finding %v; want the writes read back", rep.Blocked, rep.BlockedText, rep.Finding)
+	}
+	if len(rep.Met) == 0 || !rep.Met[0].Made || rep.Met[0].Requirement != "MSG-SEND-200" {
+		t.Errorf("met %+v, want the 202s met as made writes under MSG-SEND-200", rep.Met)
+	}
+	if !slices.Contains(rep.Applied, "UNREAD-CHAT") || !slices.Contains(rep.Applied, "MSG-EDIT-PERSISTED") {
+		t.Errorf("applied %v, want UNREAD-CHAT and MSG-EDIT-PERSISTED judged on the messages read back", rep.Applied)
+	}
+	rep = runWith(t, empty, 1, mix, sharing{unusable: unusable, judge: append(slices.Clone(unreadOnly), "MSG-SEND-DEFAULTS")})
+	if rep.Blocked != "MSG-SEND-200" {
+		t.Errorf("a run that judges the send's answer: blocked %q, finding %v; want blocked by MSG-SEND-200", rep.Blocked, rep.Finding)
 	}
 }

@@ -77,6 +77,9 @@ type Config struct {
 type Met struct {
 	Requirement, Signature string
 	Response               *client.Response
+	// Made says the answer was to a write the sequence found made all
+	// the same (read back), rather than to a read it sent again.
+	Made bool
 }
 
 // Finding is a statement of the description a sequence broke.
