@@ -91,7 +91,21 @@ func (e *Env) runModel(a modelArea) {
 			e.left.mu.Unlock()
 		}
 		reps = append(reps, rep)
-		if err != nil || !a.apart || rep.Finding == nil || rep.Blocked != "" {
+		if err != nil {
+			break
+		}
+		if rep.Blocked != "" {
+			// An answer of another requirement's the area could not use:
+			// draw again without the kind of operation that met it, so
+			// that what the other kinds apply is judged all the same.
+			if mix := withoutKind(cfg.Mix, rep.BlockedOp); mix != nil && len(reps) <= maxRedraws {
+				cfg.Mix = mix
+				cfg.Seed = e.Seed + uint64(len(reps))<<32
+				continue
+			}
+			break
+		}
+		if !a.apart || rep.Finding == nil {
 			break
 		}
 		// Judge the rest of the area without what was found.
@@ -112,23 +126,51 @@ func (e *Env) runModel(a modelArea) {
 	}
 }
 
+// maxRedraws bounds the runs of an area drawn again without a kind of
+// operation whose answers blocked it.
+const maxRedraws = 2
+
+// withoutKind is mix without kind k, or nil when k is not in it or nothing
+// would be left to draw but sends (sends alone judge only themselves).
+func withoutKind(mix model.Mix, k model.Kind) model.Mix {
+	if mix[k] == 0 {
+		return nil
+	}
+	out := model.Mix{}
+	for kind, n := range mix {
+		if kind != k && n > 0 {
+			out[kind] = n
+		}
+	}
+	if len(out) == 0 || len(out) == 1 && out[model.Send] > 0 {
+		return nil
+	}
+	return out
+}
+
 // judgeModel reports the area's runs: the first run's, and for an area
 // whose statements stand apart the runs drawn again without what an
 // earlier one found. The first finding is the check's failure; those of
 // later runs are findings of their requirements met on the way.
 func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 	GinkgoHelper()
-	var applied []string
+	var applied, ranThrough []string
 	failed := map[string]bool{}
 	for i, rep := range reps {
 		what := "the model's sequences"
-		if i > 0 {
+		switch {
+		case i > 0 && reps[i-1].Blocked != "":
+			what = "drawn again without " + reps[i-1].BlockedOp.String() + " operations"
+		case i > 0:
 			what = "drawn again without " + reps[i-1].Finding.Requirement
 		}
 		e.by(fmt.Sprintf("%s: %d sequences, %d operations, %d requests; statements of %s applied", what, rep.Sequences, rep.Operations, rep.Requests, strings.Join(rep.Applied, ", ")))
 		for _, r := range rep.Applied {
 			if !slices.Contains(applied, r) {
 				applied = append(applied, r)
+			}
+			if rep.Blocked == "" && !slices.Contains(ranThrough, r) {
+				ranThrough = append(ranThrough, r)
 			}
 		}
 		if rep.Finding != nil {
@@ -148,7 +190,28 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 	if first.Blocked == "AUTH-BEARER" {
 		e.noteSoft(first.Blocked, refusedAcceptedSig, "the model's sequence: "+first.BlockedText) // see the model's wanted
 	}
+	later := func() {
+		for _, rep := range reps[1:] {
+			if rep.Blocked != "" {
+				e.by(fmt.Sprintf("the area drawn again could not go on (%s): %s", rep.Blocked, rep.BlockedText))
+			}
+			if f := rep.Finding; f != nil {
+				for _, w := range f.Writes {
+					e.noteWrite(w.User, w.Request, w.Response)
+				}
+				e.noteSoft(f.Requirement, "the model: "+f.Requirement, e.Client.Redactor().String(f.String()))
+			}
+		}
+	}
 	if first.Blocked != "" {
+		// The area is blocked; what runs drawn again without the blocking
+		// kind of operation applied to the end, and found held, is judged.
+		later()
+		for _, r := range ranThrough {
+			if !failed[r] {
+				e.verifies(r, func() {})
+			}
+		}
 		e.step(first.Blocked, func() { e.fail("the model needed an answer it could not use: " + first.BlockedText) })
 	}
 	for _, r := range applied {
@@ -161,17 +224,7 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 			e.entry(EntryNotApplied, r+"\nno sequence of the model's draws applied a statement of "+r+" in this run")
 		}
 	}
-	for _, rep := range reps[1:] {
-		if rep.Blocked != "" {
-			e.by(fmt.Sprintf("the area drawn again could not go on (%s): %s", rep.Blocked, rep.BlockedText))
-		}
-		if f := rep.Finding; f != nil {
-			for _, w := range f.Writes {
-				e.noteWrite(w.User, w.Request, w.Response)
-			}
-			e.noteSoft(f.Requirement, "the model: "+f.Requirement, e.Client.Redactor().String(f.String()))
-		}
-	}
+	later()
 	if f := first.Finding; f != nil {
 		for _, w := range f.Writes { // for the root probe, should the finding stand on a lost write
 			e.noteWrite(w.User, w.Request, w.Response)

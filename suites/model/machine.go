@@ -115,6 +115,7 @@ type aborted struct{ err error }
 
 // machine runs one sequence against the target and holds the model.
 type machine struct {
+	kind Kind // the kind of the operation running
 	// touched is the message the operation running wrote to or named
 	// (see echo); echoTurn says how the next echo reads it.
 	touched  *msg
@@ -638,6 +639,7 @@ func (m *machine) text(o op) written {
 
 // run executes one operation.
 func (m *machine) run(o op) {
+	m.kind = o.Kind
 	m.readAt = time.Time{}
 	o.User = m.user(o)
 	m.steps = append(m.steps, o.String())

@@ -148,6 +148,9 @@ type Report struct {
 	// could not use, when it is not one this run judges; BlockedText says
 	// what came back.
 	Blocked, BlockedText string
+	// BlockedOp is the kind of operation that met that answer: a run drawn
+	// again without it may judge the rest of what the run judges.
+	BlockedOp Kind
 	// Applied lists the requirements whose statements were applied to at
 	// least one answer.
 	Applied []string
@@ -224,7 +227,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		case aborted:
 			return rep, &TransportError{e.err}
 		case blocked:
-			rep.Blocked, rep.BlockedText = e.req, e.text
+			rep.Blocked, rep.BlockedText, rep.BlockedOp = e.req, e.text, m.kind
 			return rep, nil
 		case violation:
 			f := shrink(ctx, &cfg, ops, m, e, exec)
