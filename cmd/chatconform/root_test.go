@@ -128,6 +128,19 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 			[]string{"UNREAD-CHAT", "UNREAD-MARK-READ", "UNREAD-READBY", "UNREAD-FLAG"}},
 		{"the rooms list always null", "ROOM-LIST/shape#2", "HTTP-GET-SAFE || AUTH-BEARER", "ROOM-LIST",
 			[]string{"HTTP-GET-SAFE", "AUTH-BEARER"}, "the checks need no room of the list", nil, []string{"HTTP-GET-SAFE", "AUTH-BEARER"}},
+		// A send answered with no message, though stored: the checks find
+		// it in the room and go on, and the model's sequences too.
+		{"a send answered 202 with no body", "MSG-SEND-200/shape#2", "SEARCH-Q || RENDER-LINK", "MSG-SEND-200",
+			[]string{"SEARCH-Q", "RENDER-LINK"}, "the messages were stored and found in the room", nil, []string{"SEARCH-Q", "RENDER-LINK"}},
+		// Pages of another shape block the model's area of sends, edits
+		// and reads by id where it pages; drawn again without pages, it
+		// judges the rest.
+		{"pages wrapped in an object", "MSG-LIST/shape", "MSG-SEND-STATUS || MSG-EDIT-EDITEDAT", "MSG-LIST",
+			[]string{"MSG-SEND-STATUS", "MSG-EDIT-EDITEDAT"}, "sends and edits are judged on their answers", nil, []string{"MSG-SEND-STATUS", "MSG-EDIT-EDITEDAT"}},
+		// A read by id that marks the message read: the unread checks that
+		// read messages by id find them read, which is the read's breach.
+		{"a read by id marks read", "HTTP-GET-SAFE/collateral", "UNREAD-FLAG || UNREAD-MARK-READ", "HTTP-GET-SAFE",
+			[]string{"UNREAD-FLAG", "UNREAD-MARK-READ"}, "the messages were marked read by reading them", []string{"UNREAD-FLAG", "UNREAD-MARK-READ"}, nil},
 		// ... but a hide is judged on a list that held the room first.
 		{"no hide judged on a null rooms list", "ROOM-LIST/shape#2", "ROOM-HIDE", "ROOM-LIST",
 			[]string{"ROOM-HIDE"}, "a null list shows no room to take out", []string{"ROOM-HIDE"}, nil},

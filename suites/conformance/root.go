@@ -399,7 +399,10 @@ var unreadReqs = []string{"UNREAD-CHAT", "UNREAD-MENTION", "UNREAD-MARK-READ", "
 // write room; once user 1's list shows it, the list is read twice more,
 // nothing sent between. A message gone from both reads was marked read by
 // the read before them: HTTP-GET-SAFE is the ground that broke, and it
-// blocks the check.
+// blocks the check. Otherwise each other read that shows the message to
+// user 1 (by id, a page, a window around it, a search, the rooms list) is
+// made in turn, the list read after each: the same holds of the first read
+// after which the list leaves it out.
 func (e *Env) probeUnreadGround() {
 	req := *e.judging
 	if *e.blocker != "" {
@@ -408,9 +411,9 @@ func (e *Env) probeUnreadGround() {
 	if !slices.Contains(unreadReqs, req) || len(e.Users) < 2 || e.Target.WriteRoom == "" || e.ctx.Err() != nil {
 		return
 	}
-	room := e.Target.WriteRoom
+	room, word := e.Target.WriteRoom, e.word()
 	resp, err := e.Client.Do(e.ctx, client.Request{Method: "POST", Path: messagesPath(room), Token: e.Users[1].Token,
-		Body: map[string]any{"text": "the ground under an unread check: does reading the list mark it read? " + e.Marker()}})
+		Body: map[string]any{"text": "the ground under an unread check: does a read mark it read? " + word + " " + e.Marker()}})
 	var sent struct {
 		ID string `json:"id"`
 	}
@@ -442,11 +445,39 @@ func (e *Env) probeUnreadGround() {
 			return
 		}
 	}
-	for range 2 {
-		if in, ok := listed(); !ok || in {
+	gone := func() bool { // left out of two reads in a row
+		for range 2 {
+			if in, ok := listed(); !ok || in {
+				return false
+			}
+		}
+		return true
+	}
+	if gone() {
+		e.rootFound("HTTP-GET-SAFE", "getUnreadItems marks read what it lists",
+			fmt.Sprintf("a message user 2 sent (%s) was listed in user 1's unread items, and the next two reads of the list, nothing marked between, left it out: reading the list marked it read", sent.ID), true)
+		return
+	}
+	// The list keeps it: each other read that shows the message to user 1,
+	// in turn, and the list again after it.
+	for _, read := range []struct {
+		op  string
+		req client.Request
+	}{
+		{"getMessage", client.Request{Method: "GET", Path: messagesPath(room) + "/" + sent.ID}},
+		{"listMessages", client.Request{Method: "GET", Path: messagesPath(room), Query: url.Values{"limit": {"5"}}}},
+		{"listMessages with aroundId", client.Request{Method: "GET", Path: messagesPath(room), Query: url.Values{"aroundId": {sent.ID}, "limit": {"3"}}}},
+		{"listMessages with q", client.Request{Method: "GET", Path: messagesPath(room), Query: url.Values{"q": {word}}}},
+		{"listUserRooms", client.Request{Method: "GET", Path: "/v1/user/" + e.me(0) + "/rooms"}},
+	} {
+		read.req.Token = e.Users[0].Token
+		if r, err := e.Client.Do(e.ctx, read.req); err != nil || r.Status/100 != 2 {
+			return
+		}
+		if gone() {
+			e.rootFound("HTTP-GET-SAFE", read.op+" marks read what it shows",
+				fmt.Sprintf("a message user 2 sent (%s) was listed in user 1's unread items, read after read, until user 1 read %s %s; the next two reads of the list left it out: that read marked it read", sent.ID, read.req.Method, read.req.Path+"?"+read.req.Query.Encode()), true)
 			return
 		}
 	}
-	e.rootFound("HTTP-GET-SAFE", "getUnreadItems marks read what it lists",
-		fmt.Sprintf("a message user 2 sent (%s) was listed in user 1's unread items, and the next two reads of the list, nothing marked between, left it out: reading the list marked it read", sent.ID), true)
 }
