@@ -141,6 +141,10 @@ func TestALostWriteIsTheRootOfTheChecksItUndermines(t *testing.T) {
 		// read messages by id find them read, which is the read's breach.
 		{"a read by id marks read", "HTTP-GET-SAFE/collateral", "UNREAD-FLAG || UNREAD-MARK-READ", "HTTP-GET-SAFE",
 			[]string{"UNREAD-FLAG", "UNREAD-MARK-READ"}, "the messages were marked read by reading them", []string{"UNREAD-FLAG", "UNREAD-MARK-READ"}, nil},
+		// A beforeId that answers the messages after the cursor: the skip
+		// and limit checks read windows bounded by beforeId.
+		{"beforeId answers newer messages", "PAGE-BEFOREID/wrong-subject", "PAGE-SKIP || LIMIT-100", "PAGE-BEFOREID",
+			[]string{"PAGE-SKIP", "LIMIT-100"}, "their windows were bounded by a beforeId that answers newer messages", []string{"PAGE-SKIP", "LIMIT-100"}, nil},
 		// ... but a hide is judged on a list that held the room first.
 		{"no hide judged on a null rooms list", "ROOM-LIST/shape#2", "ROOM-HIDE", "ROOM-LIST",
 			[]string{"ROOM-HIDE"}, "a null list shows no room to take out", []string{"ROOM-HIDE"}, nil},

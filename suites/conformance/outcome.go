@@ -397,6 +397,7 @@ func (e *Env) unwind() {
 		e.judgeHeld(*e.judging)
 		e.probeRoot()
 		e.probeUnreadGround()
+		e.probePageGround()
 		// A breach the check went on past explains a failure after it, of
 		// its own or of a step (another user's unread message that was
 		// answered as the caller's own, say), unless the ground under the

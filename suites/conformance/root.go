@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +56,7 @@ type checkWrites struct {
 	mu       sync.Mutex
 	list     []write
 	readByID bool
+	beforeID bool // it read a page with beforeId
 }
 
 var messagePath = regexp.MustCompile(`^/v1/rooms/([^/]+)/chatMessages(?:/([^/]+))?$`)
@@ -74,6 +76,10 @@ func (e *Env) noteWrite(u int, req client.Request, resp *client.Response) {
 	defer e.wrote.mu.Unlock()
 	if req.Method == "GET" && m[2] != "" {
 		e.wrote.readByID = true
+		return
+	}
+	if req.Method == "GET" && req.Query.Has("beforeId") {
+		e.wrote.beforeID = true
 		return
 	}
 	edit := req.Method == "PUT" && m[2] != ""
@@ -480,4 +486,68 @@ func (e *Env) probeUnreadGround() {
 			return
 		}
 	}
+}
+
+// probePageGround runs when a check that read pages with beforeId fails on
+// another requirement than PAGE-BEFOREID: its windows are bounded by
+// beforeId, so a beforeId that answers the cursor or newer messages breaks
+// them all (a skip that leaves out too few, a page of 100 that is not
+// full, a walk that repeats). Of the messages the check sent in one room,
+// one after another, beforeId is asked at a middle one, twice: when both
+// answers hold it or one sent after it, PAGE-BEFOREID is the ground that
+// broke, and it blocks the check.
+func (e *Env) probePageGround() {
+	failing := *e.judging
+	if *e.blocker != "" {
+		failing = *e.blocker
+	}
+	own := failing == "" && slices.Contains(e.ids, "PAGE-BEFOREID") // a failure named by no step or statement is the check's own
+	if e.wrote == nil || failing == "PAGE-BEFOREID" || own || (e.rooted != nil && *e.rooted) || e.noAnswer() {
+		return
+	}
+	e.wrote.mu.Lock()
+	beforeID := e.wrote.beforeID
+	byRoom := map[string][]write{}
+	for _, w := range e.wrote.list {
+		if !w.edit {
+			byRoom[w.room] = append(byRoom[w.room], w)
+		}
+	}
+	e.wrote.mu.Unlock()
+	var sends []write
+	for _, ws := range byRoom {
+		if len(ws) > len(sends) {
+			sends = ws
+		}
+	}
+	if !beforeID || len(sends) < 3 {
+		return
+	}
+	mid := len(sends) / 2
+	cursor := sends[mid]
+	newer := map[string]bool{cursor.id: true}
+	for _, w := range sends[mid+1:] {
+		newer[w.id] = true
+	}
+	var held []string
+	for range 2 {
+		resp, err := e.Client.Do(e.ctx, client.Request{Method: "GET", Path: messagesPath(cursor.room), Query: url.Values{"beforeId": {cursor.id}, "limit": {"5"}}, Token: e.Users[cursor.u].Token})
+		var page []struct {
+			ID string `json:"id"`
+		}
+		if err != nil || resp.Status != 200 || resp.JSON(&page) != nil {
+			return
+		}
+		held = held[:0]
+		for _, m := range page {
+			if newer[m.ID] {
+				held = append(held, m.ID)
+			}
+		}
+		if len(held) == 0 {
+			return
+		}
+	}
+	e.rootFound("PAGE-BEFOREID", "listMessages with beforeId answers the cursor or a message sent after it",
+		fmt.Sprintf("of the messages this check sent one after another in room %s, beforeId=%s (the %d-th of %d) answered, twice, %s: the cursor or messages sent after it, so the pages the check bounded by beforeId are no ground for its verdict", cursor.room, cursor.id, mid+1, len(sends), strings.Join(held, ", ")), true)
 }
