@@ -72,6 +72,7 @@ func (e *Env) runModel(a modelArea) {
 			owner, sig := unusable(resp, resp.Violations)
 			return owner, sig, breaches(resp, resp.Violations)
 		}}
+	e.noteModelReads(a.mix)
 	var err error
 	e.step("ROOM-LIST", func() { err = model.FromTarget(e.ctx, e.Client, e.Target, &cfg) })
 	var reps []*model.Report
@@ -126,14 +127,40 @@ func (e *Env) runModel(a modelArea) {
 	}
 }
 
+// modelReads are the kinds of read (see readKind) each kind of the
+// model's operations makes.
+var modelReads = map[model.Kind][]string{model.Get: {"getMessage"}, model.List: {"listMessages", "aroundId"},
+	model.Search: {"q"}, model.Rooms: {"listUserRooms"}}
+
+// noteModelReads records the kinds of read an area's sequences make, as
+// noteWrite records a check's own: the model's requests do not pass
+// through call.
+func (e *Env) noteModelReads(mix model.Mix) {
+	if e.wrote == nil {
+		return
+	}
+	e.wrote.mu.Lock()
+	defer e.wrote.mu.Unlock()
+	if e.wrote.reads == nil {
+		e.wrote.reads = map[string]bool{}
+	}
+	for kind, n := range mix {
+		for _, r := range modelReads[kind] {
+			e.wrote.reads[r] = e.wrote.reads[r] || n > 0
+		}
+	}
+}
+
 // maxRedraws bounds the runs of an area drawn again without a kind of
 // operation whose answers blocked it.
 const maxRedraws = 2
 
-// withoutKind is mix without kind k, or nil when k is not in it or nothing
-// would be left to draw but sends (sends alone judge only themselves).
+// withoutKind is mix without kind k, or nil when k is not in it, when k
+// is Send (without sends a sequence has no message of its own, and what it
+// would apply is judged on none), or when nothing would be left to draw
+// but sends (sends alone judge only themselves).
 func withoutKind(mix model.Mix, k model.Kind) model.Mix {
-	if mix[k] == 0 {
+	if mix[k] == 0 || k == model.Send {
 		return nil
 	}
 	out := model.Mix{}
@@ -160,7 +187,7 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 		what := "the model's sequences"
 		switch {
 		case i > 0 && reps[i-1].Blocked != "":
-			what = "drawn again without " + reps[i-1].BlockedOp.String() + " operations"
+			what = "drawn again, also without " + reps[i-1].BlockedOp.String() + " operations"
 		case i > 0:
 			what = "drawn again without " + reps[i-1].Finding.Requirement
 		}
@@ -204,8 +231,9 @@ func (e *Env) judgeModel(a modelArea, reps []*model.Report) {
 		}
 	}
 	if first.Blocked != "" {
-		// The area is blocked; what runs drawn again without the blocking
-		// kind of operation applied to the end, and found held, is judged.
+		// The area is blocked; what the runs drawn again without the
+		// blocking kinds of operation applied and found held (to their end,
+		// or up to a finding) is judged.
 		later()
 		for _, r := range ranThrough {
 			if !failed[r] {

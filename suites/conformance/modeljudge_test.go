@@ -95,6 +95,9 @@ func TestWithoutKind(t *testing.T) {
 	if got := withoutKind(model.Mix{model.Send: 3, model.Mark: 1}, model.Mark); got != nil {
 		t.Errorf("sends alone left: %v, want nil", got)
 	}
+	if got := withoutKind(mix, model.Send); got != nil {
+		t.Errorf("without sends: %v, want nil (no message of the run's own to judge)", got)
+	}
 }
 
 func cutLine(s string) (string, string, bool) {

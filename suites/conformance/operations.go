@@ -350,7 +350,8 @@ var (
 )
 
 // sent sends req, a valid send of a text, as user u and judges its
-// answer as call does, unless the answer is one the check cannot use and
+// answer on every violation (call's judgement, without a read sent again,
+// which is for reads only), unless the answer is one the check cannot use and
 // the message was stored all the same (see madeDespite): then it returns
 // the message as the room lists it, and made.
 func (e *Env) sent(u int, req client.Request) (resp *client.Response, m Message, made bool) {
@@ -398,11 +399,19 @@ func (e *Env) madeDespite(resp *client.Response, about []string, read func() (Me
 
 // findSent finds the message user u just sent with text in the newest
 // page of room, waiting out the target's lag: found when exactly one
-// message of the page carries that text from u (the checks' texts carry a
-// fresh marker).
+// message of the page carries that text from u, and is not one the check
+// sent before (the checks' texts carry a fresh marker).
 func (e *Env) findSent(u int, room, text string) (Message, bool) {
 	if text == "" {
 		return Message{}, false
+	}
+	known := map[string]bool{} // the check's messages: a text sent twice is not found twice
+	if e.wrote != nil {
+		e.wrote.mu.Lock()
+		for _, w := range e.wrote.list {
+			known[w.id] = true
+		}
+		e.wrote.mu.Unlock()
 	}
 	var found Message
 	failure := e.eventuallyHolds(func(g Gomega) {
@@ -413,7 +422,7 @@ func (e *Env) findSent(u int, room, text string) (Message, bool) {
 		g.Expect(resp.JSON(&page)).To(Succeed())
 		var ms []Message
 		for _, m := range page {
-			if m.Text == text && m.ID != "" && (e.Users[u].ID == "" || m.FromUser.ID == e.Users[u].ID) {
+			if m.Text == text && m.ID != "" && !known[m.ID] && (e.Users[u].ID == "" || m.FromUser.ID == e.Users[u].ID) {
 				ms = append(ms, m)
 			}
 		}

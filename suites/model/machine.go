@@ -780,6 +780,9 @@ func (m *machine) send(o op) {
 		m.softly("MSG-SEND-200", resp.Status == http.StatusOK, "a valid send answered %d, not 200 (the sequence went on with the message it carried)", resp.Status)
 	}
 	m.check("MSG-SEND-200", resp.Status == http.StatusOK || ok && w.ID != "", "a valid send answered %d, not 200", resp.Status)
+	if !ok || w.ID == "" {
+		m.noServerError(resp, "a valid send") // a run that judges server errors judges this one
+	}
 	m.needAnswer("MSG-SEND-200", resp, ok && w.ID != "", "a valid send answered %d without a usable message", resp.Status)
 	_, dup := m.st.byID[w.ID]
 	m.check("MSG-SEND-STORED", !dup, "a send answered the id %s of a message sent before it", w.ID)
@@ -829,8 +832,9 @@ var (
 )
 
 // madeDespite lets a sequence go on past a write whose answer it cannot
-// use (a success of another shape, a server failure) when the write was
-// made all the same: the answer's breach is one this run does not judge,
+// use (a success of another shape; for a send, a server failure too: an
+// edit refused with one is taken as not applied) when the write was made
+// all the same: the answer's breach is one this run does not judge,
 // nor any statement in about, and read finds what the write made. The
 // answer is then reported met (Report.Met) and the sequence goes on with
 // what was read; otherwise the answer blocks the run as before.
@@ -983,6 +987,7 @@ func (m *machine) edit(o op) {
 	case target.from == u:
 		m.wanted(u, resp)
 		m.check("MSG-EDIT", ok2xx(resp.Status), "the author's edit of their own message answered %d", resp.Status)
+		m.noServerError(resp, "the author's edit of their own message")
 	default: // another user's message: the description does not say who may edit
 		m.noServerError(resp, "an edit of another user's message")
 	}
