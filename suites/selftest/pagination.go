@@ -75,7 +75,7 @@ func paginationFaults() []Fault {
 				return x
 			})),
 		FirstCatalogue.fault("PAGE-BEFOREID/wrong-subject#5", "beforeId includes the cursor message, so a walk would see it twice", inclusiveBefore()),
-		ByClass.fault("PAGE-BEFOREID-WALK/wrong-subject#2", "beforeId skips the message right before the cursor", skippingBefore()),
+		ByClass.fault("PAGE-BEFOREID-WALK/wrong-subject", "beforeId skips the message right before the cursor", skippingBefore()),
 		BlindRound2.fault("PAGE-BEFOREID-WALK/wrong-subject#3", "a beforeId page counts the cursor against limit and holds limit-1 messages, so a walk stops early",
 			onRequest("listMessages", func(c *call) {
 				q := c.query()
