@@ -1,19 +1,12 @@
 package conformance
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/chatrooms/conformance/spec"
-	"github.com/chatrooms/conformance/suites/client"
-	"github.com/chatrooms/conformance/suites/target"
 )
 
 // A send whose answer the check cannot use (202 with no body), where the
@@ -56,25 +49,10 @@ func TestASendWhoseAnswerIsUnusableIsFoundInTheRoom(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			v, err := spec.MustLoad(spec.Core).NewValidator("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := client.New(client.Config{BaseURL: srv.URL, HTTP: srv.Client(), Validator: v, Timeout: time.Second, MaxAttempts: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
 			var got Message
-			r := NewRecording("a check", tc.ids)
-			r.Run(context.Background(), func(ctx context.Context, ct CheckT) {
-				e := &Env{t: ct, ctx: ctx, ids: tc.ids, blocker: new(string), judging: new(string), suspect: new(string),
-					judged: map[string]bool{}, soft: map[string]bool{}, later: new([]laterFail), held: new([]string)}
-				e.Client, e.Profile, e.Users, e.Eventually = c, spec.Core, []target.User{{Token: "token-1", ID: "u1"}}, 300*time.Millisecond
-				defer e.unwind()
+			r := runCheck(t, srv.URL, srv.Client(), tc.ids, func(e *Env) {
 				got = e.send(0, "r1", "a text with a fresh marker")
 				e.failLater()
-			}, func() (context.Context, context.CancelFunc) {
-				return context.WithTimeout(context.Background(), 5*time.Second)
 			})
 			if failed := r.end == failed; failed != tc.failed {
 				t.Errorf("failed %v, want %v: %s", failed, tc.failed, r.message)
@@ -82,12 +60,7 @@ func TestASendWhoseAnswerIsUnusableIsFoundInTheRoom(t *testing.T) {
 			if !tc.failed && (got.ID == "" || got.Text != "a text with a fresh marker") {
 				t.Errorf("the check went on with %+v, want the message the room lists", got)
 			}
-			var entries []string
-			found := false
-			for _, x := range r.ReportEntries() {
-				entries = append(entries, x.Name+" "+x.Value)
-				found = found || strings.HasPrefix(x.Name+" "+x.Value, tc.entry)
-			}
+			found, entries := hasEntry(r, tc.entry)
 			if !found {
 				t.Errorf("entries %q, want one starting %q", entries, tc.entry)
 			}

@@ -1,13 +1,9 @@
 package conformance
 
 import (
-	"context"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/chatrooms/conformance/spec"
-	"github.com/chatrooms/conformance/suites/client"
 	"github.com/chatrooms/conformance/suites/model"
 )
 
@@ -39,23 +35,8 @@ func TestAModelAreaBlockedIsJudgedOnWhatItsRedrawApplied(t *testing.T) {
 		}, nil, []string{"UNREAD-MARK-READ"}, []string{"UNREAD-SHAPE"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := spec.MustLoad(spec.Core).NewValidator("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := client.New(client.Config{BaseURL: "https://127.0.0.1:1", Validator: v, Timeout: time.Second, MaxAttempts: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := NewRecording("a model area", ids)
-			r.Run(context.Background(), func(ctx context.Context, ct CheckT) {
-				e := &Env{t: ct, ctx: ctx, ids: ids, blocker: new(string), judging: new(string), suspect: new(string),
-					judged: map[string]bool{}, soft: map[string]bool{}, later: new([]laterFail), held: new([]string)}
-				e.Profile, e.Client = spec.Core, c
-				defer e.unwind()
+			r := runCheck(t, "https://127.0.0.1:1", nil, ids, func(e *Env) {
 				e.judgeModel(modelArea{text: "a model area", reqs: ids}, tc.reps)
-			}, func() (context.Context, context.CancelFunc) {
-				return context.WithTimeout(context.Background(), 5*time.Second)
 			})
 			entries := map[string][]string{}
 			for _, x := range r.ReportEntries() {

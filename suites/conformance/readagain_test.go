@@ -1,18 +1,13 @@
 package conformance
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/chatrooms/conformance/spec"
 	"github.com/chatrooms/conformance/suites/client"
-	"github.com/chatrooms/conformance/suites/target"
 )
 
 // A read whose answer the check cannot use is sent again once when the
@@ -43,35 +38,15 @@ func TestAReadTheCheckCannotUseIsSentAgainOnce(t *testing.T) {
 				_, _ = io.WriteString(w, tc.answers[min(int(i), len(tc.answers)-1)])
 			}))
 			defer srv.Close()
-			v, err := spec.MustLoad(spec.Core).NewValidator("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := client.New(client.Config{BaseURL: srv.URL, HTTP: srv.Client(), Validator: v, Timeout: time.Second, MaxAttempts: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := NewRecording("a check", tc.ids)
-			r.Run(context.Background(), func(ctx context.Context, ct CheckT) {
-				e := &Env{t: ct, ctx: ctx, ids: tc.ids, blocker: new(string), judging: new(string), suspect: new(string),
-					judged: map[string]bool{}, soft: map[string]bool{}, later: new([]laterFail), held: new([]string)}
-				e.Client, e.Profile, e.Users = c, spec.Core, []target.User{{Token: "token-1", ID: "u1"}}
-				defer e.unwind()
+			r := runCheck(t, srv.URL, srv.Client(), tc.ids, func(e *Env) {
 				var rooms []Room
 				e.step("ROOM-LIST", func() { e.expectOK(e.call(0, client.Request{Method: "GET", Path: "/v1/user/u1/rooms"}), &rooms) })
 				e.failLater()
-			}, func() (context.Context, context.CancelFunc) {
-				return context.WithTimeout(context.Background(), 5*time.Second)
 			})
 			if got := r.end == failed; got != tc.failed {
 				t.Errorf("failed %v, want %v: %s", got, tc.failed, r.message)
 			}
-			var entries []string
-			found := false
-			for _, x := range r.ReportEntries() {
-				entries = append(entries, x.Name+" "+x.Value)
-				found = found || strings.HasPrefix(x.Name+" "+x.Value, tc.entry)
-			}
+			found, entries := hasEntry(r, tc.entry)
 			if !found {
 				t.Errorf("entries %q, want one starting %q", entries, tc.entry)
 			}
