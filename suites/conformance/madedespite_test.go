@@ -67,3 +67,52 @@ func TestASendWhoseAnswerIsUnusableIsFoundInTheRoom(t *testing.T) {
 		})
 	}
 }
+
+// An edit answered with two JSON documents, though stored, lets a check of
+// another requirement go on with the message read back by id; a check of
+// the edit's answer judges that answer.
+func TestAnEditWhoseAnswerIsUnusableIsReadBack(t *testing.T) {
+	for _, tc := range []struct {
+		ids    []string
+		failed bool
+		entry  string
+	}{
+		// The bare message breaks the user's shape before the JSON's:
+		// whichever owner it names, it is a finding and the check goes on.
+		{[]string{"MSG-EDIT-PERSISTED"}, false, EntrySoftFail + " "},
+		{[]string{"MSG-EDIT-V-INC"}, true, EntryFailed + " MSG-EDIT-V-INC"},
+	} {
+		var mu sync.Mutex
+		text := "before"
+		srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			if r.Method == http.MethodPut {
+				var body struct{ Text string }
+				_ = json.NewDecoder(r.Body).Decode(&body)
+				text = body.Text
+			}
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			one, _ := json.Marshal(map[string]any{"id": "m1", "text": text, "fromUser": map[string]any{"id": "u1"}})
+			if r.Method == http.MethodPut {
+				one = append(one, one...) // the document twice
+			}
+			_, _ = w.Write(one)
+		}))
+		var got Message
+		r := runCheck(t, srv.URL, srv.Client(), tc.ids, func(e *Env) {
+			got = e.edit(0, "r1", "m1", "after")
+			e.failLater()
+		})
+		srv.Close()
+		if failed := r.end == failed; failed != tc.failed {
+			t.Errorf("%v: failed %v, want %v: %s", tc.ids, failed, tc.failed, r.message)
+		}
+		if !tc.failed && got.Text != "after" {
+			t.Errorf("%v: the check went on with %+v, want the edited message read back", tc.ids, got)
+		}
+		if found, entries := hasEntry(r, tc.entry); !found {
+			t.Errorf("%v: entries %q, want one starting %q", tc.ids, entries, tc.entry)
+		}
+	}
+}

@@ -66,12 +66,12 @@ func (e *Env) edit(u int, room, id, text string) Message {
 	GinkgoHelper()
 	var m Message
 	e.step("MSG-EDIT", func() {
-		resp := e.callKeeping(u, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + id, Body: map[string]string{"text": text}}, keepNone)
-		if found, ok := e.madeDespite(resp, editAnswerStatements, func() (Message, bool) { return e.findEdited(u, room, id, text) }); ok {
+		resp, found, made := e.written(u, client.Request{Method: "PUT", Path: messagesPath(room) + "/" + id, Body: map[string]string{"text": text}},
+			editAnswerStatements, func() (Message, bool) { return e.findEdited(u, room, id, text) })
+		if made {
 			m = found
 			return
 		}
-		e.failOn(resp, resp.Violations)
 		e.expectOK(resp, &m)
 	})
 	switch {
@@ -349,21 +349,31 @@ var (
 	editAnswerStatements = []string{"MSG-EDIT", "MSG-EDIT-EDITEDAT", "MSG-EDIT-V-INC"}
 )
 
-// sent sends req, a valid send of a text, as user u and judges its
-// answer on every violation (call's judgement, without a read sent again,
-// which is for reads only), unless the answer is one the check cannot use and
-// the message was stored all the same (see madeDespite): then it returns
-// the message as the room lists it, and made.
-func (e *Env) sent(u int, req client.Request) (resp *client.Response, m Message, made bool) {
+// written sends req, a valid write, as user u and judges its answer on
+// every violation (call's judgement, without a read sent again, which is
+// for reads only), unless the answer is one the check cannot use and the
+// write was made all the same (see madeDespite, with about and read): then
+// it returns what read found, and made.
+func (e *Env) written(u int, req client.Request, about []string, read func() (Message, bool)) (resp *client.Response, m Message, made bool) {
 	GinkgoHelper()
 	resp = e.callKeeping(u, req, keepNone)
-	room, text := strings.TrimSuffix(strings.TrimPrefix(req.Path, "/v1/rooms/"), "/chatMessages"), textOf(req.Body)
-	if m, made = e.madeDespite(resp, sendAnswerStatements, func() (Message, bool) { return e.findSent(u, room, text) }); made {
-		e.noteMade(u, room, m.ID, text)
+	if m, made = e.madeDespite(resp, about, read); made {
 		return resp, m, true
 	}
 	e.failOn(resp, resp.Violations)
 	return resp, Message{}, false
+}
+
+// sent is written for a send of a text: what it finds is the message as
+// the room lists it.
+func (e *Env) sent(u int, req client.Request) (resp *client.Response, m Message, made bool) {
+	GinkgoHelper()
+	room, text := strings.TrimSuffix(strings.TrimPrefix(req.Path, "/v1/rooms/"), "/chatMessages"), textOf(req.Body)
+	resp, m, made = e.written(u, req, sendAnswerStatements, func() (Message, bool) { return e.findSent(u, room, text) })
+	if made {
+		e.noteMade(u, room, m.ID, text)
+	}
+	return resp, m, made
 }
 
 // keepNone keeps no violation: the caller judges the answer itself.

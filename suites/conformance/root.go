@@ -510,9 +510,12 @@ func (e *Env) probeUnreadGround() {
 	}
 	// The list keeps it: each other read that shows the message to user 1
 	// of a kind the check made, in turn, and the list again after it.
-	e.wrote.mu.Lock()
-	made := maps.Clone(e.wrote.reads)
-	e.wrote.mu.Unlock()
+	var made map[string]bool
+	if e.wrote != nil {
+		e.wrote.mu.Lock()
+		made = maps.Clone(e.wrote.reads)
+		e.wrote.mu.Unlock()
+	}
 	for _, read := range []struct {
 		op  string
 		req client.Request
